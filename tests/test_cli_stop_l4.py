@@ -18,7 +18,7 @@ import pytest
 from _reliability_systems import make_case, write_suite
 
 import oloproof_nb as op
-from oloproof_nb._run.runner import STOPPED
+from oloproof_nb._run.runner import stopped_how
 from oloproof_nb.cli import main
 
 PASSABLE = {"confidence": 0.95, "criteria": {"answer_matches": 0.3}}
@@ -69,10 +69,13 @@ def test_a_run_stopped_by_sigterm_names_it_and_resumes(tmp_path: Path, monkeypat
                    f"--out {out} --resume\n")
     notes = [json.loads(line) for line in (out / "started.jsonl").read_text(encoding="utf-8").splitlines()]
     assert notes[-1].get("stopped") is True and not any("ended" in note for note in notes), notes
+    assert notes[-1].get("signal") == name  # the stop says which signal it came by (review L6)
     monkeypatch.setenv("RELSYS_SLEEP", "0")
     assert main(["run", str(root), "--out", str(out), "--quiet", "--resume"]) == 0
     ends = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["abrupt_ends"]
-    assert [end["how"] for end in ends] == [STOPPED] and len(ends[0]["rerun"]) == 1
+    # "stopped by signal SIGTERM", not "a Ctrl-C or a signal" (review L6)
+    assert [end["how"] for end in ends] == [stopped_how(name)] == [f"stopped by signal {name}"]
+    assert len(ends[0]["rerun"]) == 1
     assert len(op.load_run(out).records) == 4
 
 

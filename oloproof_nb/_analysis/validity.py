@@ -145,8 +145,10 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
         confidence = parse_release({"confidence": confidence}, "validity(confidence=)").confidence
     transforms = list(run.config.metamorphic.transforms)
     # the suite's pairs (its manifest's), as the copies left out and the relations count them, recorded or not;
-    # pooled runs of case files that differ hold each pair any of them derived (a finished run recorded its suite's)
-    suite_pairs = max(frames.pairs_per_transform(member.config, member.manifest.n_cases) for member in run.runs)
+    # pooled runs of case files that differ hold each pair any of them derived (a finished run recorded its suite's).
+    # Its n_cases as read, as the copies left out (Run.unscored_ids): edited in place (run.manifest.n_cases = 40),
+    # the table counted 40 pairs and unchecked the transform while the gate's rows were the run's (review L6)
+    suite_pairs = max(frames.pairs_per_transform(member.config, member._as_read.n_cases) for member in run.runs)
     cases = run.cases
     derived = {t.name: max(suite_pairs, cases.loc[cases["transform"] == t.name, "case_id"].nunique())
                for t in transforms}

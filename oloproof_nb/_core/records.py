@@ -94,7 +94,20 @@ class RepeatedCases(BaseModel):
     shown: str = ""
 
 
-class StoredSuite(BaseModel):
+class _KeepsFields(BaseModel):
+    """A model of ``manifest.json`` whose fields cannot be deleted: ``del run.manifest.finished_at`` of a run whose
+    value was None changed no value, so it was no edit (``edited_frames``), and every later read of the field (its
+    ``repr``, the gate) raised AttributeError far from the cause (review L6). Setting a field stays possible (an
+    edit the Run tells: ``Run.manifest_edits``)."""
+
+    def __delattr__(self, name: str) -> None:
+        if name in type(self).model_fields:
+            raise AttributeError(f"{name}: a field of manifest.json cannot be deleted (it is read later: the run's "
+                                 f"repr, its gate); set it instead, or load the run again (op.load_run) for its own")
+        super().__delattr__(name)
+
+
+class StoredSuite(_KeepsFields):
     """What a run keeps of its suite, so frames and the gate rebuild without the suite folder."""
 
     model_config = ConfigDict(extra="forbid")
@@ -146,7 +159,7 @@ class AbruptEnd(BaseModel):
         return value
 
 
-class Manifest(BaseModel):
+class Manifest(_KeepsFields):
     """``manifest.json``: who ran what, when, with which files; ``finished_at`` is absent while running.
 
     Read strictly from a run folder (``model_validate(data, strict=True)``): ``"n_cases": "5"``, ``5.0`` or

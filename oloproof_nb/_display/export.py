@@ -77,6 +77,20 @@ def json_cell(value: Any) -> Any:
     return value if isinstance(value, str) else str(value)
 
 
+def _with_gate_reason(obj: Any, table: Any) -> Any:
+    """``table`` of a :class:`~oloproof_nb.Gate` ``obj`` with a ``reason`` (its verdict not explained by a row:
+    ``edited_frames``, ``unfinished``, ``no_criteria``, ``fewer_epochs``) with ``gate_verdict`` and ``gate_reason``
+    on every row (review L6: an ``edited_frames`` gate exported each row's PASS without the reason); else
+    ``table``."""
+    if isinstance(obj, pd.DataFrame) or not isinstance(table, pd.DataFrame):
+        return table
+    from .._analysis.gate import Gate  # only for a result given (the module's import stays light)
+
+    if not isinstance(obj, Gate) or not obj.reason:
+        return table
+    return table.assign(gate_verdict=obj.verdict, gate_reason=obj.reason)
+
+
 def _texts(df: pd.DataFrame) -> list[list[str]]:
     return [[cell_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
 
@@ -298,7 +312,10 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     Parameters
     ----------
     df : pandas.DataFrame or Gate
-        Any frame of the toolkit (a :class:`~oloproof_nb.Gate` writes its ``table``).
+        Any frame of the toolkit (a :class:`~oloproof_nb.Gate` writes its ``table``; when the gate has a
+        ``reason``, such as ``edited_frames: …`` or ``unfinished: …``, the table is written with two more
+        columns, ``gate_verdict`` and ``gate_reason``, on every row: its rows' own ``PASS`` is no release decision
+        then, and an export of them alone said nothing of it. ``gate.table`` given itself is written as it is).
         A named index (e.g. after ``groupby``) is written as leading columns; an
         unnamed one is left out.
     path : str or Path
@@ -353,10 +370,10 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     Examples
     --------
     >>> import oloproof_nb as op
-    >>> op.export_table(op.gate(run).table, "gate.md")   # doctest: +SKIP
+    >>> op.export_table(op.gate(run), "gate.md")   # doctest: +SKIP
     PosixPath('gate.md')
     """
-    table = table_of(df)
+    table = _with_gate_reason(df, table_of(df))
     if not isinstance(table, pd.DataFrame):
         raise ExportError(f"export_table needs a pandas DataFrame (or a Gate), got {type(df).__name__}")
     path = Path(path)

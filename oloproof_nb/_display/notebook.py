@@ -107,9 +107,23 @@ class Run(_run.Run):
                 else f"cases={self.cases['case_id'].nunique()}, epochs={self.epochs}")
         size += f" ({len(self.runs)} runs pooled)" if len(self.runs) > 1 else ""  # as run_size says it in the HTML
         resumed = abrupt_ends_note(abrupt_ends(self))  # as its HTML, its gate and `oloproof gate` say
+        unfinished = self._unfinished_note()
         return (f"Run({self.run_id!r}, suite={self.suite_name!r}, {size}, "
                 f"status={status}, criteria={self.criteria}" + (f", replay runs: {replays})" if replays else ")")
+                + (f"\n  {terminal_text(unfinished)}" if unfinished else "")
                 + (f"\n  {terminal_text(resumed)}" if resumed else ""))
+
+    def _unfinished_note(self) -> str:
+        """The line ``repr`` says first of a run that did not finish (no ``finished_at``: still running, stopped or
+        killed), as its HTML says "not finished" and its gate ``unfinished``: its frames hold the case runs recorded
+        so far, and a text repr said nothing of it (review L6); empty for a finished run."""
+        if self.finished:
+            return ""
+        if _inspect_log.is_inspect_run(self):
+            return "not finished: the Inspect AI eval did not finish (its log status is not 'success')"
+        expected, unit = _run.expected_case_runs(self), _run.case_run_unit(self)
+        return (f"not finished: {_gate.unfinished_runs(self)} did not finish ({self.n_cases} of {expected} {unit} "
+                "recorded): its frames hold those alone; resume it")
 
     def _repr_html_(self) -> str:
         status = self.cases["status"].value_counts()

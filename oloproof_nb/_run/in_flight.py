@@ -21,7 +21,7 @@ from .lines import complete_lines
 from .lock import RunLock
 from .store import STARTED, InFlight, dumps, parse_record, read_cases, record_key, truncate_torn_tail
 
-__all__ = ["read_in_flight", "note_end", "note_stop", "ended_by_system", "how_it_ended"]
+__all__ = ["read_in_flight", "note_end", "note_stop", "ended_by_system", "how_it_ended", "stop_signal"]
 
 _T = TypeVar("_T")
 
@@ -43,6 +43,18 @@ def how_it_ended(exitcode: int) -> str:
         return f"killed by signal {-exitcode}"
 
 
+#: The names a stop's ``signal`` may hold (``started.jsonl``): any other text there is not oloproof's and is not shown.
+_SIGNAL_NAMES = frozenset(sig.name for sig in signal.Signals)
+
+
+def stop_signal(exc: BaseException) -> str | None:
+    """The signal a stop (a ``KeyboardInterrupt``) came by, when it names one: ``SIGTERM`` or ``SIGHUP`` turned into
+    a stop by the command's handlers (``cli.process.Stopped("SIGTERM")``); None for Python's own Ctrl-C (a bare
+    ``KeyboardInterrupt``, which a SIGINT from anywhere raises alike)."""
+    name = exc.args[0] if exc.args else None
+    return name if isinstance(name, str) and name in _SIGNAL_NAMES else None
+
+
 def ended_by_system(exitcode: int) -> bool:
     """Whether the run's process, ended with ``exitcode`` before its last message, was ended by what it ran: an
     exit of any code (oloproof's child exits only after that message) or a signal of :data:`_FATAL_SIGNALS`."""
@@ -62,7 +74,7 @@ def read_in_flight(directory: Path) -> InFlight | None:
     started: dict[tuple[str, int], float] = {}
     finished: dict[tuple[str, int], None] = {}
     in_worker: set[tuple[str, int]] = set()  # sent to an isolation: process worker: its system never ends this one
-    how, by_system, ended_at, stopped = None, False, None, False
+    how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
     for lineno, _, raw in complete_lines(directory / STARTED):
         try:
             line = parse_record(directory / STARTED, lineno, raw)
@@ -74,11 +86,14 @@ def read_in_flight(directory: Path) -> InFlight | None:
                     started.setdefault(key, float(line.get("at") or 0.0))
                     if line.get("worker") is True:
                         in_worker.add(key)
-                how, by_system, ended_at, stopped = None, False, None, False  # a process ran after any end before
+                # a process ran after any end before
+                how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
             elif isinstance(line.get("ended"), str) and how is None:
                 how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
             elif line.get("stopped") is True:
                 stopped = True
+                named = line.get("signal")
+                stop_by = named if isinstance(named, str) and named in _SIGNAL_NAMES else stop_by
         except (RunDirError, TypeError, ValueError):  # not a line oloproof wrote (a power loss's zeros): it names
             continue  # no case run; a note is never a reason to refuse the resume, as a damaged journal is
     if not started:
@@ -90,7 +105,7 @@ def read_in_flight(directory: Path) -> InFlight | None:
     # case runs a worker process ran: their system could not end the run's process, so its end is never theirs
     # (a crash of the run's process itself, an exit before its last message: they run again, noted, review U23)
     by_system = by_system and not (started and in_worker.issuperset(started))
-    return InFlight(started, how, by_system, ended_at, lost, stopped) if started or lost else None
+    return InFlight(started, how, by_system, ended_at, lost, stopped, stop_by) if started or lost else None
 
 
 def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight | None:

@@ -45,7 +45,7 @@ from .bounded import bounded
 from .case import died_reason, execute_case, failed_case
 from .context import RunSettings
 from .finish import how_to_finish
-from .in_flight import read_in_flight
+from .in_flight import read_in_flight, stop_signal
 from .isolation import ProcessWorkers
 from .locate import follows, latest_hint
 from .observe import shared_files
@@ -185,7 +185,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         recorded = True
     except KeyboardInterrupt as exc:  # the user's Ctrl-C: stop, and say how to finish the run
         stopped_by = exc
-        store.close(stopped=True)  # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it)
+        # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it); its signal when it says
+        store.close(stopped=True, signal_name=stop_signal(exc))
         _note_where(exc, store.directory, fingerprint)
         raise
     except OloproofError as exc:
@@ -364,7 +365,7 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
         if in_flight.lost:  # finished on another worker, their records lost with the process: they run again
             rerun = InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how)
     elif in_flight is not None:  # a stop the process saw is noted too: the system may have sent it
-        how = STOPPED if in_flight.stopped and in_flight.how is None else in_flight.how
+        how = stopped_how(in_flight.stop_signal) if in_flight.stopped and in_flight.how is None else in_flight.how
         rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, how)
     store.settle_in_flight(rerun)
 
@@ -372,6 +373,13 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
 #: How ``abrupt_ends`` names a stop the run's process saw (a ``KeyboardInterrupt``) with case runs in flight: the
 #: user's Ctrl-C, or the same signal from elsewhere (a system's ``os.killpg(os.getpgrp(), signal.SIGINT)``).
 STOPPED = "stopped by a Ctrl-C or a signal to the run's process group"
+
+
+def stopped_how(signal_name: str | None) -> str:
+    """How ``abrupt_ends`` names a stop the run's process saw: :data:`STOPPED`, or ``stopped by signal SIGTERM`` when
+    the stop said which signal it came by (:func:`~.in_flight.stop_signal`; review L6: a SIGTERM and a Ctrl-C read
+    alike)."""
+    return f"stopped by signal {signal_name}" if signal_name else STOPPED
 
 
 def _note_where(exc: BaseException, directory: Path, fingerprint: str | None) -> None:

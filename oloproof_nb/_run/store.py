@@ -660,28 +660,32 @@ class RunStore:
                 pass
         self._fds.clear()
 
-    def close(self, stopped: bool = False) -> None:
+    def close(self, stopped: bool = False, signal_name: str | None = None) -> None:
         """Close the journals and release the folder (an unfinished run stays resumable). A stop this process
         saw after an error is no abrupt end: the case runs it started and did not record run again on a resume with
         no note (``started.jsonl`` is kept only when this process started none: a resume stopped before it settled
         an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``); ``started.jsonl`` is kept with a stop after
         the case runs in flight, which a resume keeps in ``abrupt_ends`` as a stop (``runner.STOPPED``), or as the
         end ``oloproof run`` notes after it (:func:`~.in_flight.note_end`: the signal reached this process alone, not
-        the command)."""
+        the command). ``signal_name``: the signal the stop came by when it is known (``SIGTERM``, ``SIGHUP``: the
+        ``KeyboardInterrupt`` names it, :func:`~.in_flight.stop_signal`), kept in the stop's line so that the
+        resume's ``abrupt_ends`` names it."""
         with self._lock:
             self._close_files()
             if self._started_fd is not None:
                 if stopped:
-                    self._note_stop()
+                    self._note_stop(signal_name)
                 else:
                     self._forget_started()
         self.release()
 
-    def _note_stop(self) -> None:
-        """Append a stop to ``started.jsonl`` and close it (as :meth:`_forget_started` when it cannot be written)."""
+    def _note_stop(self, signal_name: str | None = None) -> None:
+        """Append a stop to ``started.jsonl`` (with ``signal_name`` when known) and close it (as
+        :meth:`_forget_started` when it cannot be written)."""
         assert self._started_fd is not None
+        note = {"stopped": True, **({"signal": signal_name} if signal_name else {}), "at": time.time()}
         try:
-            os.write(self._started_fd, (dumps({"stopped": True, "at": time.time()}) + "\n").encode("utf-8"))
+            os.write(self._started_fd, (dumps(note) + "\n").encode("utf-8"))
         except OSError:
             self._forget_started()
             return
@@ -723,6 +727,9 @@ class InFlight:
     lost: list[tuple[str, int]] = field(default_factory=list)
     #: The process stopped on a Ctrl-C (``RunStore.close``); a clean stop when no end is noted after it.
     stopped: bool = False
+    #: The signal that stop came by, when the process knew it (``SIGTERM``, ``SIGHUP``); None for a Ctrl-C's
+    #: ``KeyboardInterrupt``, which does not say, and in folders written before this version.
+    stop_signal: str | None = None
 
 
 def _reusable(directory: Path) -> bool:
