@@ -179,6 +179,11 @@ def metadata_changes(base: Run, candidate: Run, paired: pd.DataFrame, changed: d
 
 def _config_notes(base: Run, candidate: Run, changed: dict[str, str]) -> list[str]:
     notes = []
+    releases = base.manifest.oloproof_nb, candidate.manifest.oloproof_nb
+    if releases[0] != releases[1]:  # a resume, or a pool, of two releases is refused: their rules may differ
+        notes.append(f"the runs were made by different oloproof_nb releases ({releases[0]} the base, {releases[1]} "
+                     "the candidate), which may judge a case otherwise: a flip may be the rules' change, not the "
+                     "system's; run the base again with this release to compare the systems alone")
     b = {ev.name for ev in base.config.evaluators}
     c = {ev.name for ev in candidate.config.evaluators}
     for name in (ev.name for ev in base.config.evaluators):

@@ -44,6 +44,11 @@ def pool(cls: type[R], runs: Sequence[Run]) -> R:
         if other.suite_name != first.suite_name:
             raise OloproofError(f"runs {first.run_id} and {other.run_id} are of different suites "
                                 f"({first.suite_name!r}, {other.suite_name!r}); pool runs of one suite")
+        if other.manifest.oloproof_nb != first.manifest.oloproof_nb:  # as a resume by another release is refused
+            raise OloproofError(f"runs {first.run_id} and {other.run_id} were made by different oloproof_nb releases "
+                                f"({first.manifest.oloproof_nb}, {other.manifest.oloproof_nb}), which may judge, reset "
+                                "or replay a case otherwise: the pooled verdicts would mix two releases' rules; pool "
+                                "runs of one release, or run the suite again with this one")
         if _criteria(other) != _criteria(first):
             raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
                                 f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "

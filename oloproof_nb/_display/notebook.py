@@ -512,15 +512,16 @@ def load_runs(directories: list[str | Path]) -> Run:
     Parameters
     ----------
     directories : list of path
-        Run directories of the same suite, judging the same criteria (each once), in the order given
-        (a set, which has none, sorted by path): the first gives the configuration.
+        Run directories of the same suite, judging the same criteria (each once), made by one oloproof_nb
+        release (as a resume is), in the order given (a set, which has none, sorted by path): the first gives the
+        configuration.
 
     Returns
     -------
     Run
         ``run.runs`` lists the runs; ``run.run_id`` is their ids joined with
-        ``+``; the configuration and release.yaml are the first run's, the
-        labels every run's judgements (each distinct one once).
+        ``+``; the configuration, release.yaml and validity labels are the first
+        run's (the runs' labels give every pair the same label: others are refused).
 
     Notes
     -----

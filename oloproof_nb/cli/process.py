@@ -28,8 +28,39 @@ from .output import WARNING_KINDS, os_error_line
 #: Seconds the child gets to stop cleanly after a Ctrl-C before it is killed.
 _STOP_GRACE_S = 5.0
 
+#: Seconds after a stop this process got before it passes the stop on to the child (a Ctrl-C at the terminal
+#: reached the child too: the whole process group gets it).
+_PASS_ON_S = 1.0
 
-def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover - runs in the child process
+#: The signals that stop a run: held back (blocked, not ignored) while the run's process is started, until each
+#: process has its handlers (:func:`_hold_stops`).
+_STOPS = frozenset(sig for sig in (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP"))
+                   if sig is not None)
+
+
+def _hold_stops() -> frozenset[int]:
+    """Block :data:`_STOPS` in this thread; returns those it blocked (not blocked before), for
+    :func:`_release_stops`. A stop that comes while they are held waits, and is handled when they are released.
+
+    The run's process starts with them held (a fork, and the exec of a spawn, keep the mask): a stop that reached
+    it in its first moments, before ``_child_run`` was ready for it (a Ctrl-C or a SIGTERM to the process group as
+    the run started), was a Python traceback on stderr (``Process oloproof-run: … Stopped: SIGTERM``), or was lost
+    in the fork's own hooks (``Exception ignored in: … Random.seed``) and the run went on to its gate (review
+    F62)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return frozenset()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    return frozenset(int(sig) for sig in _STOPS - set(before))
+
+
+def _release_stops(held: frozenset[int]) -> None:
+    """Unblock the signals :func:`_hold_stops` blocked: one that came meanwhile is handled now."""
+    if held:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+def _child_run(conn: Any, params: dict[str, Any], held: frozenset[int] = frozenset(),
+               ) -> None:  # pragma: no cover - runs in the child process
     """The child: load the suite, run it into the run directory, report through ``conn``, exit at once.
 
     Messages: ``("directory", path)``, ``("progress", done, total)``, ``("warning", category name, text)`` (a
@@ -37,7 +68,8 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     the gate's finding of the same check are one line), then one of
     ``("done", path, baseline path or None)``, ``("error", message, resumable)``,
     ``("internal", message, resumable)``, ``("interrupted",)``.
-    The child ends with ``os._exit`` so threads the system left behind cannot keep it alive.
+    The child ends with ``os._exit`` so threads the system left behind cannot keep it alive. It starts with the
+    signals ``held`` blocked (:func:`_hold_stops`), and releases them once a stop is handled as one.
     """
     started = False
     sending = threading.Lock()  # warnings come from any thread (workers, the system's own): one message at a time
@@ -72,6 +104,7 @@ def _child_run(conn: Any, params: dict[str, Any]) -> None:  # pragma: no cover -
     # command's handlers): the command passes its own stop on as it came; the process ends with os._exit below
     StopOnSignals().__enter__()
     try:
+        _release_stops(held)  # a stop that came since the start is handled here, as the run's stop
         from .._analysis.live_copy import LiveCopy
         from .._config.suite import load_suite
         from .._run.runner import run_suite
@@ -197,13 +230,18 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
     """
     ctx: Any = multiprocessing.get_context(_start_method())
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child_run, args=(send, params), name="oloproof-run")
-    with warnings.catch_warnings():
-        # Python 3.12+ warns of any fork of a process with more than one OS thread, numpy's native pool included;
-        # this one forks only a process of one Python thread (_start_method)
-        warnings.filterwarnings("ignore", message=r"This process \(pid=\d+\) is multi-threaded, use of fork\(\)",
-                                category=DeprecationWarning)
-        proc.start()
+    held = _hold_stops()  # until each process handles a stop as one: here, in the loop below
+    proc = ctx.Process(target=_child_run, args=(send, params, held), name="oloproof-run")
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns of any fork of a process with more than one OS thread, numpy's native pool
+            # included; this one forks only a process of one Python thread (_start_method)
+            warnings.filterwarnings("ignore", message=r"This process \(pid=\d+\) is multi-threaded, use of fork\(\)",
+                                    category=DeprecationWarning)
+            proc.start()
+    except BaseException:
+        _release_stops(held)
+        raise
     send.close()
     directory: Path | None = None
     final: tuple[Any, ...] | None = None
@@ -212,9 +250,12 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
     forwarded = False
     while final is None:
         try:
+            if held:  # a stop that came while the run's process started raises here, and stops the run
+                held, released = frozenset(), held
+                _release_stops(released)
             if interrupted_at is not None:
                 waited = time.monotonic() - interrupted_at
-                if waited > 1.0 and not forwarded and proc.is_alive():
+                if waited > _PASS_ON_S and not forwarded and proc.is_alive():
                     # the stop may have reached only this process: passed on as it came, a SIGTERM as a SIGTERM (a
                     # run's process started with SIGINT ignored, a background job of a script, ignored a SIGINT:
                     # it ran on until killed at the grace's end, and a short run reported its gate, exit 0)

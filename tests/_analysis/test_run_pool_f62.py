@@ -1,0 +1,55 @@
+"""Review F62: runs made by two oloproof_nb releases are neither pooled nor compared without a word.
+
+Version 0.2.0 (round 67) made the two releases tell apart, and a resume of a run another release started is
+refused: "its verdicts would mix two releases' rules" (review F52). ``op.load_runs`` pooled such runs silently and
+gated the mix, and ``op.compare`` of a base run stored by the first release and a candidate run of this one said
+nothing of it: a flip could be the rules' change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+
+CASES = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}} for i in range(3)]
+
+
+def _made_by(directory: Path, release: str) -> None:
+    """Say in the run's manifest that ``release`` of oloproof_nb made it (as the first release's runs say 0.1.0)."""
+    path = directory / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["oloproof_nb"] = release
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def _two_runs(make_suite: Callable[..., Path], tmp_path: Path) -> tuple[Path, Path]:
+    root = make_suite(CASES)
+    old, new = (op.run(root, out=tmp_path / name, progress=False).directory for name in ("old", "new"))
+    _made_by(old, "0.1.0")
+    return old, new
+
+
+def test_runs_of_two_oloproof_nb_releases_are_not_pooled(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    old, new = (op.load_run(d) for d in _two_runs(make_suite, tmp_path))
+    assert (old.manifest.oloproof_nb, new.manifest.oloproof_nb) == ("0.1.0", op.__version__)
+    for first, second in ((old, new), (new, old)):  # in both orders, each release named
+        releases = f"{first.manifest.oloproof_nb}, {second.manifest.oloproof_nb}"
+        with pytest.raises(op.OloproofError, match=re.escape(f"runs {first.run_id} and {second.run_id} were made by "
+                                                             f"different oloproof_nb releases ({releases})")):
+            op.load_runs([first.directory, second.directory])
+
+
+def test_a_comparison_of_runs_of_two_releases_says_so(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    old, new = _two_runs(make_suite, tmp_path)
+    said = [note for note in op.compare(op.load_run(old), op.load_run(new)).notes if "oloproof_nb releases" in note]
+    assert said == [f"the runs were made by different oloproof_nb releases (0.1.0 the base, {op.__version__} the "
+                    "candidate), which may judge a case otherwise: a flip may be the rules' change, not the system's; "
+                    "run the base again with this release to compare the systems alone"]
+    _made_by(old, op.__version__)  # the same release again: no such note
+    assert not [note for note in op.compare(op.load_run(old), op.load_run(new)).notes if "oloproof_nb" in note]
