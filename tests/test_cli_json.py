@@ -161,6 +161,51 @@ def test_a_stop_after_the_object_is_written_adds_no_second_one(gated: Callable[[
     assert body["error"] == "error"
 
 
+@pytest.mark.parametrize("stop", [KeyboardInterrupt(), Stopped("SIGTERM")])
+def test_a_receipt_stopped_while_verifying_counts_its_json_error_as_written(
+        stop: KeyboardInterrupt, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round M65: ``oloproof receipt --json`` stopped while it verifies prints its ``interrupted`` object,
+    and that object is the command's one (:func:`json_written`): a SIGTERM as the command then ends (the console
+    script's entry asks) adds no second object. Printed without the mark, stdout held two objects."""
+    from oloproof_nb._run import observe
+    from oloproof_nb.cli import output as cli_output
+
+    def stopped(path: Path) -> None:
+        raise stop
+
+    monkeypatch.setattr(observe, "verify_contract_file", stopped)
+    assert main(["receipt", "c.json", "--json"]) == 2
+    name = "SIGTERM" if isinstance(stop, Stopped) else "SIGINT"
+    assert one_object(capsys.readouterr().out) == {"error": "interrupted", "message": f"stopped by {name}"}
+    assert cli_output.json_written()
+
+
+def test_a_receipts_json_object_counts_as_written(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round M65: the receipt's own ``--json`` object is the command's one too (:func:`json_written`), so a
+    SIGTERM as ``oloproof receipt --json`` ends adds no ``interrupted`` object after it."""
+    from types import SimpleNamespace
+
+    from oloproof_nb._run import observe
+    from oloproof_nb.cli import output as cli_output
+
+    receipt = SimpleNamespace(to_json_dict=lambda: {"status": "missing"}, status="missing", reason="no file there")
+    monkeypatch.setattr(observe, "verify_contract_file", lambda path: receipt)
+    assert main(["receipt", "c.json", "--json"]) == 2
+    assert one_object(capsys.readouterr().out) == {"receipt": {"status": "missing"}}
+    assert cli_output.json_written()
+
+
+def test_an_argument_the_top_level_parser_refuses_is_json_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutation round M65: ``--=x`` is refused by the top-level parser (ambiguous: ``--help``, ``--version``) before
+    the command's parser sees it; under ``gate --json`` that exit 2 is one JSON error object too, as receipt's is."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["gate", "run", "--json", "--=x"])
+    assert stopped.value.code == 2
+    body = one_object(capsys.readouterr().out)
+    assert body["error"] == "usage error" and body["message"].startswith("ambiguous option: --=x"), body
+
+
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_the_table_on_a_stderr_that_is_not_utf8_keeps_its_ascii_stand_ins(
         gated: Callable[[float | None], Path], encoding: str, monkeypatch: pytest.MonkeyPatch,

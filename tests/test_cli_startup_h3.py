@@ -154,6 +154,26 @@ def test_a_signal_as_a_json_command_exits_adds_no_second_object(oloproof: Callab
     assert done.stdout.count("\n") == 1 and json.loads(done.stdout)["receipt"]["status"] == "verified"
 
 
+def test_a_ctrl_c_after_the_json_object_is_written_adds_no_second_one(monkeypatch: pytest.MonkeyPatch,
+                                                                     capfd: pytest.CaptureFixture[str]) -> None:
+    """Mutation round M65: a Ctrl-C that reaches the entry after the command wrote its ``--json`` object (as it
+    ends) is exit 2 and one line on stderr, with no ``{"error": "interrupted"}`` after the object (stdout would
+    hold two, and a job's ``json.load`` of it fail)."""
+    from oloproof_nb.cli.output import print_json_text
+
+    def command() -> int:
+        start_command()
+        print_json_text('{"command": "gate"}')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(entry, "_stop_while_outside_the_command", lambda argv: None)  # no process-wide handlers
+    monkeypatch.setattr(cli, "main", command)
+    monkeypatch.setattr(sys, "argv", ["oloproof", "gate", "run", "--json"])
+    assert entry.main() == 2
+    out, err = capfd.readouterr()
+    assert out.splitlines() == ['{"command": "gate"}'] and err == "oloproof: interrupted\n"
+
+
 def test_the_commands_own_handlers_take_over_while_it_works(oloproof: Callable[..., Any], tmp_path: Path) -> None:
     """The entry module's handlers only wait for the command's: a SIGTERM while the hook's validator runs stops
     the validator too, with the hook's own line (as ``tests/test_receipt_cli.py`` checks through ``-m``)."""

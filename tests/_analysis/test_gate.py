@@ -1194,6 +1194,41 @@ def test_a_pool_holding_an_unfinished_or_incomplete_run_names_that_run(tmp_path:
 
 
 
+def _cut_journal(run: op.Run, keep: int, *, unfinished: bool) -> None:
+    """Keep the first ``keep`` records of ``run``'s cases.jsonl; ``unfinished``: as a run stopped there."""
+    journal = run.directory / "cases.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:keep]))
+    if unfinished:
+        manifest = json.loads((run.directory / "manifest.json").read_text())
+        del manifest["finished_at"]
+        (run.directory / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_pool_with_two_unfinished_or_incomplete_runs_names_the_first_and_counts_the_rest(tmp_path: Path) -> None:
+    """Mutation round M65: of a pool of three runs, two stopped (after 6 and 4 of their 10 cases), the reason names
+    the first of them and how many more did not finish (by hand: 10 + 6 + 4 = 20 of 30 recorded; "(and 1 more)",
+    never "(and 2 more)" or nothing); of two finished runs that lost records (7 and 8 of 10 kept), the first is
+    named with its own counts, not the last."""
+    folder = make_suite(tmp_path / "s", [True] * 10)
+    done, first, second = (op.run(op.load_suite(folder), out=folder / "runs" / name)
+                           for name in ("done", "first", "second"))
+    _cut_journal(first, 6, unfinished=True)
+    _cut_journal(second, 4, unfinished=True)
+    g = op.gate(op.load_runs([done.directory, first.directory, second.directory]))
+    assert g.verdict == "BLOCK" and g.reason == (
+        f"unfinished: run {first.run_id} of the 3 pooled (and 1 more) did not finish (20 of 30 cases recorded in "
+        "all), so it has no release decision")
+    assert op.gate(op.load_runs([done.directory, first.directory])).reason == (  # one open run: no "(and 0 more)"
+        f"unfinished: run {first.run_id} of the 2 pooled did not finish (16 of 20 cases recorded in all), so it has "
+        "no release decision")
+    lost_a, lost_b = (op.run(op.load_suite(folder), out=folder / "runs" / name) for name in ("lost_a", "lost_b"))
+    _cut_journal(lost_a, 7, unfinished=False)
+    _cut_journal(lost_b, 8, unfinished=False)
+    assert op.gate(op.load_runs([done.directory, lost_a.directory, lost_b.directory])).reason == (
+        f"incomplete: run {lost_a.run_id} of the 3 pooled finished with 10 case runs, but its cases.jsonl holds 7: "
+        "records are missing (a truncated or edited copy of the folder?), so it has no release decision")
+
+
 def test_a_pool_holding_a_run_with_an_extra_record_names_that_run(tmp_path: Path) -> None:
     """Review M64: the pooled run named in ``incomplete`` is the one whose count is off either way; a run whose
     cases.jsonl holds a record more than its manifest says (by hand: 10 + 1 of a case the suite lacks) is named,

@@ -89,3 +89,18 @@ def test_a_pool_with_a_run_of_several_epochs_counts_case_runs(tmp_path: Path) ->
     assert [r.manifest.epochs for r in pool.runs] == [1, 2]
     (message,) = vacuous_findings(pool)[CRITERION]
     assert "so no fault was replayed yet; the run is unfinished (4 of 12 case runs recorded), and" in message
+
+
+def test_a_finished_run_of_several_epochs_that_lost_records_counts_case_runs(tmp_path: Path) -> None:
+    """Mutation round M65: a finished two-epoch run whose journal kept 2 of its 8 records (by hand: 4 cases x 2
+    epochs) says "only 2 of the run's 8 case runs are recorded", the word the unfinished branch uses too; the
+    finished branch's "cases" was seen only of one-epoch runs."""
+    folder = suite(tmp_path / "s", [FAULT])
+    (folder / "desk.py").write_text(LATE_CALL)
+    config = folder / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "epochs: 2\n", encoding="utf-8")
+    op.run(op.load_suite(folder), out=tmp_path / "run", progress=False)
+    run = _cut(tmp_path / "run", 2, False)
+    assert run.finished and run.manifest.epochs == 2
+    (message,) = vacuous_findings(run)[CRITERION]
+    assert "so no fault was replayed yet; only 2 of the run's 8 case runs are recorded, and" in message

@@ -68,3 +68,28 @@ def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) 
     message = str(info.value)
     assert message.startswith(f"{log}: cluster='topic': sample 's3' has topic {alike!r}, which reads as the cluster "
                               "'billing' at sample 's1': they differ only in invisible characters"), message
+
+
+def test_the_names_a_sample_was_scored_under_are_its_final_score_events_once_scored() -> None:
+    """Mutation round M65 (:func:`_eval_scores`, review F60): of a sample the eval scored (its ``scorers`` span),
+    the names are its final ``score`` events' alone: not the header's other scorers (one that gave this sample no
+    score), nor a solver's intermediate ``score()`` call, nor a span of another type or name. Without that span the
+    header's scorers count too; a score event naming no scorer, or no events, cannot say (None)."""
+    from types import SimpleNamespace as Event
+
+    from oloproof_nb._analysis.inspect_records import _eval_scores
+
+    def sample(*events: Event) -> Event:
+        return Event(events=list(events))
+
+    span = Event(event="span_begin", name="scorers", type="scorers")
+    final = Event(event="score", scorer="graded", intermediate=False)
+    midway = Event(event="score", scorer="draft", intermediate=True)
+    declared = {"graded", "strict"}
+    assert _eval_scores(sample(midway, span, final), declared) == {"graded"}
+    assert _eval_scores(sample(final), declared) == {"graded", "strict"}  # no scorers span: the header's too
+    for other in (Event(event="span_begin", name="scorers", type="solvers"),
+                  Event(event="span_begin", name="solvers", type="scorers")):
+        assert _eval_scores(sample(other, final), declared) == {"graded", "strict"}
+    assert _eval_scores(sample(span, final, Event(event="score", scorer=None)), declared) is None
+    assert _eval_scores(sample(), declared) is None

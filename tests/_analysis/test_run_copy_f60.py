@@ -112,3 +112,18 @@ def test_the_copies_left_out_are_of_the_folders_n_cases_after_an_edit_put_back(m
     g = op.gate(run)
     assert run.manifest_edits == () and run.unscored_ids == frozenset()
     assert (g.verdict, g.table.loc[0, "n"]) == ("BLOCK", 80) and "scored by no criterion" not in str(g)
+
+
+def test_a_copy_written_after_an_edit_of_epochs_is_of_the_folders_manifest(make_suite: Callable[..., Path],
+                                                                         tmp_path: Path) -> None:
+    """Mutation round M65: the epochs the journal's records are checked against are the folder's manifest's too, as
+    its ``n_cases`` is. A two-epoch run of 4 cases (8 records), ``run.manifest.epochs = 1`` edited in place, then
+    ``write_columnar``: built by the edit, every epoch-2 record was refused as damage (a RunDirError); built by the
+    folder's manifest, the frames hold the 8 case runs and the edit is gone."""
+    root = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                        "expected": {"answer": "yes"}} for i in range(4)], evaluators=[{"type": "answer_matches"}])
+    run = op.load_run(op.run(op.load_suite(root), out=tmp_path / "run", progress=False, epochs=2).directory)
+    run.manifest.epochs = 1
+    run.write_columnar()
+    assert run.manifest_edits == () and run.manifest.epochs == 2
+    assert sorted(run.cases["epoch"].tolist()) == [1, 1, 1, 1, 2, 2, 2, 2]

@@ -179,3 +179,25 @@ def test_the_html_table_signs_the_difference_and_its_interval(make_suite: Callab
     assert high not in cells and "0.000" not in cells  # no unsigned end or difference beside the rates
     assert "1.000" in cells  # the rates stay unsigned
     assert f"+0.000 [-{high}, +{high}]" in repr(cmp)  # as the text repr shows them
+
+
+
+def test_a_compare_row_without_a_reason_ends_with_its_counts_not_a_space(make_suite: Any, tmp_path: Path) -> None:
+    """Mutation round M65: a row of the comparison's text whose reason is empty (a REPORT_ONLY criterion with no
+    note) ends ``fail->pass=0``, no space after; the test of the gate's and compare's reprs saw none (every compare
+    row there had a reason or a note). A row with a reason still ends with it."""
+    import dataclasses
+
+    root = make_suite([{"id": f"c{i}", "input": {"answer": "yes", "i": i}, "initial_state": {},
+                        "expected": {"answer": "yes"}} for i in range(4)],
+                      evaluators=[{"type": "answer_matches"}, {"type": "answer_matches", "criterion": "kept"}],
+                      release={"regression": {"margin": 0.05, "criteria": ["answer_matches"]}})
+    cmp = op.compare(*(op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b")))
+    table = cmp.table.copy()
+    assert table.set_index("criterion").loc["kept", "verdict"] == "REPORT_ONLY"
+    table.loc[table["criterion"] == "kept", "reason"] = ""  # as compare gives it when no note applies
+    rows = {line.split()[1].rstrip(":"): line for line in repr(dataclasses.replace(cmp, table=table)).splitlines()
+            if line.startswith("  ") and " n=4 " in line}
+    assert rows["kept"].endswith(" n=4 pass->fail=0 fail->pass=0"), rows
+    reason = table.set_index("criterion").loc["answer_matches", "reason"]
+    assert reason and rows["answer_matches"].endswith(f"fail->pass=0 {reason}"), rows
