@@ -504,7 +504,22 @@ def run_is_clustered(run: Run, sums: Iterable[ClusterSums] = ()) -> bool:
     groups cases ``run.cases`` keeps apart: the gate counted its clusters in ``n_clusters`` and still took its
     rows for independent ones. The gate, ``slice_table`` and ``reduce_epochs`` decide the interval of every
     criterion reduced with ``mean`` with it; see :func:`reduced_is_clustered` for pass^k and pass@k."""
-    return is_clustered(run.cases["cluster"]) or any(is_clustered_from_sums(s.rows) for s in sums)
+    return _ids_repeat(run.cases["cluster"]) or any(is_clustered_from_sums(s.rows) for s in sums)
+
+
+def _ids_repeat(clusters: pd.Series) -> bool:
+    """:func:`~oloproof_nb._core.stats.is_clustered` of a run's ``cluster`` column, its rows per id counted by
+    ``pd.factorize`` (in C): ``is_clustered`` made a Python string of each id, checked each for a missing marker
+    and counted them in a ``Counter``, 0.06 s of CPU at 250,000 case runs and about a tenth of the gate's own
+    (review P7). A column with a missing id, or ids ``factorize`` cannot hash, goes to ``is_clustered``, which
+    refuses the one and counts the other as it did."""
+    if not clusters.hasnans:
+        try:
+            codes, _ = pd.factorize(clusters, sort=False)
+        except TypeError:  # unhashable ids (a frame assigned by hand): counted by their codes there
+            return is_clustered(clusters)
+        return is_clustered_from_sums(np.bincount(codes))
+    return is_clustered(clusters)
 
 
 #: The reason's note where ``method: cluster_bootstrap`` was asked for and ``cluster_t`` decided (DESIGN.md: the gate
