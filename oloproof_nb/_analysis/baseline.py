@@ -114,7 +114,9 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
     change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
     (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases, and
-    one whose checks differ from the run's (:func:`~.run_checks.changed_checks`) the rates of other checks, and one
+    one whose checks differ from the run's (:func:`~.run_checks.changed_checks`) the rates of other checks, one made
+    by another oloproof_nb release (``manifest.oloproof_nb``, as :func:`op.load_runs <oloproof_nb.load_runs>` refuses
+    to pool it) the rates of another release's rules, and one
     whose validity labels leave out other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows: labels
     made otherwise (:func:`~.run_checks.label_difference`, as ``op.load_runs`` tells them), or the same labels
     checked against another ``minimum_validity``. Labels that differ and leave out the same copies (a transform still
@@ -166,8 +168,8 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
 
 def check_baseline_config(run: Run, idle: Run) -> None:
     """The part of :func:`check_baseline` a run's manifest answers (it reads no frame, so the command line checks
-    it before opening either run): ``idle`` is a do-nothing run of ``run``'s suite, judged by the same checks, whose
-    validity labels leave out the same copies.
+    it before opening either run): ``idle`` is a do-nothing run of ``run``'s suite made by the same oloproof_nb
+    release, judged by the same checks, whose validity labels leave out the same copies.
 
     Raises
     ------
@@ -180,6 +182,12 @@ def check_baseline_config(run: Run, idle: Run) -> None:
                             "op.baseline(suite) or oloproof run --baseline")
     if idle.suite_name != run.suite_name:
         raise OloproofError(f"{idle.directory}: a baseline of suite {idle.suite_name!r}, not of {run.suite_name!r}")
+    releases = idle.manifest.oloproof_nb, run.manifest.oloproof_nb
+    if releases[0] != releases[1]:  # as op.load_runs refuses to pool such runs, and a resume to mix them (F62, F63)
+        raise OloproofError(f"{idle.directory}: a baseline made by oloproof_nb {releases[0]}, run {run.run_id} by "
+                            f"{releases[1]}, which may judge, reset or replay a case otherwise, so its rates are "
+                            "judged by another release's rules; make one with op.baseline(suite) or oloproof run "
+                            "--baseline")
     differ = changed_checks(run, idle)
     if differ:
         name, how = next(iter(differ.items()))

@@ -19,7 +19,16 @@ from ..errors import RunDirError
 from .disk import link_refused, open_fd
 from .lines import complete_lines
 from .lock import RunLock
-from .store import STARTED, InFlight, dumps, parse_record, read_cases, record_key, truncate_torn_tail
+from .store import (
+    STARTED,
+    InFlight,
+    dumps,
+    parse_record,
+    read_cases,
+    record_key,
+    stop_note,
+    truncate_torn_tail,
+)
 
 __all__ = ["read_in_flight", "note_end", "note_stop", "ended_by_system", "how_it_ended", "stop_signal"]
 
@@ -125,16 +134,19 @@ def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight
     return _note_in_flight(directory, ended)
 
 
-def note_stop(directory: Path) -> None:
+def note_stop(directory: Path, signal_name: str | None = None) -> None:
     """Append a stop to ``started.jsonl``, as :meth:`RunStore.close` does on a Ctrl-C, for a run's process that
     ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
     not stop within the grace time): a resume runs the case runs in flight again with no note (not as an end
-    that ``oloproof run`` did not see). Nothing is written when none was in flight, when an end or a stop is noted
-    after them, or when the folder is held by another process or cannot be written (as :func:`note_end`)."""
+    that ``oloproof run`` did not see). ``signal_name``: the SIGTERM or SIGHUP the command was stopped by, kept as
+    the run's process keeps it (review F63: after a SIGTERM and a Ctrl-C, the command said ``interrupted by
+    SIGTERM`` and the resume ``stopped by a Ctrl-C or a signal``). Nothing is written when none was in flight, when
+    an end or a stop is noted after them, or when the folder is held by another process or cannot be written (as
+    :func:`note_end`)."""
     def stop(in_flight: InFlight | None) -> tuple[dict[str, Any], bool] | None:
         if in_flight is None or in_flight.how is not None or in_flight.stopped:
             return None
-        return {"stopped": True, "at": time.time()}, True
+        return stop_note(signal_name), True
 
     _note_in_flight(directory, stop)
 

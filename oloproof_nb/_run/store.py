@@ -88,7 +88,7 @@ from .states import STATES, read_state_refs, split_case_states, split_replay_sta
 
 __all__ = ["RunStore", "read_jsonl", "read_manifest", "read_cases", "new_run_id", "record_key", "replay_key_of",
            "parse_record", "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "INTERNAL_ERROR", "DIGESTED",
-           "refuse_changed_journal", "STARTED", "InFlight", "truncate_torn_tail"]
+           "refuse_changed_journal", "STARTED", "InFlight", "truncate_torn_tail", "stop_note"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -683,9 +683,8 @@ class RunStore:
         """Append a stop to ``started.jsonl`` (with ``signal_name`` when known) and close it (as
         :meth:`_forget_started` when it cannot be written)."""
         assert self._started_fd is not None
-        note = {"stopped": True, **({"signal": signal_name} if signal_name else {}), "at": time.time()}
         try:
-            os.write(self._started_fd, (dumps(note) + "\n").encode("utf-8"))
+            os.write(self._started_fd, (dumps(stop_note(signal_name)) + "\n").encode("utf-8"))
         except OSError:
             self._forget_started()
             return
@@ -707,6 +706,14 @@ def refuse_changed_journal(directory: Path, manifest: Manifest) -> None:
             "other than oloproof (it no longer holds the records the run wrote, or is a symbolic link to another "
             "file): something wrote into the run folder, such as the system under test; its verdicts are not used; "
             "run the suite again where the system cannot write the run folder")
+
+
+def stop_note(signal_name: str | None = None) -> dict[str, Any]:
+    """The line ``started.jsonl`` gets for a stop, ``{"stopped": true, "signal": "SIGTERM", "at": …}`` (``signal``
+    when the stop is known to have come by one: :func:`~.in_flight.stop_signal`): as the run's process notes its
+    stop (:meth:`RunStore.close`), and as ``oloproof run`` notes the stop of a run's process it killed
+    (:func:`~.in_flight.note_stop`)."""
+    return {"stopped": True, **({"signal": signal_name} if signal_name else {}), "at": time.time()}
 
 
 @dataclass(frozen=True)

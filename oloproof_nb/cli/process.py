@@ -40,7 +40,12 @@ _STOPS = frozenset(sig for sig in (getattr(signal, name, None) for name in ("SIG
 
 def _hold_stops() -> frozenset[int]:
     """Block :data:`_STOPS` in this thread; returns those it blocked (not blocked before), for
-    :func:`_release_stops`. A stop that comes while they are held waits, and is handled when they are released.
+    :func:`_release_stops`. A stop that comes while they are held waits, and is handled when they are released,
+    in the run's process (a fork has this thread alone; a spawn's threads start held). In this process a stop waits
+    only when no other thread takes it: one that does not block it (a Python thread of the caller's, which makes
+    the run's process a spawn; OpenBLAS's pool until the fork's own handlers stop it) has the handler run here at
+    once, and the command stops before its run (exit 2, ``oloproof: interrupted by SIGTERM``, no run folder:
+    review F63).
 
     The run's process starts with them held (a fork, and the exec of a spawn, keep the mask): a stop that reached
     it in its first moments, before ``_child_run`` was ready for it (a Ctrl-C or a SIGTERM to the process group as
@@ -303,7 +308,7 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
         if directory is not None:  # ended before it noted the stop (a second Ctrl-C killed it): the user's stop
             from .._run.in_flight import note_stop
 
-            note_stop(directory)
+            note_stop(directory, signal_name)  # the SIGTERM the command names too
     elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got
         final = ("interrupted", _STOPPED_ALONE)
     if final == ("interrupted",) and signal_name is not None:  # stopped as on a Ctrl-C, by this signal: say which
