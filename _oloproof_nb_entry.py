@@ -1,6 +1,7 @@
 """The ``oloproof`` console script's entry point: a module of its own, imported before the package.
 
-The command exits 0 PASS, 1 BLOCK, 2 error and nothing else. It turns SIGTERM and SIGHUP into exit 2 while it
+The command exits 0 PASS, 1 BLOCK, 2 error and nothing else. It turns SIGTERM and SIGHUP (``oloproof receipt``:
+every signal that would end it but SIGKILL and the faults', SIGSEGV, SIGBUS, SIGFPE, SIGILL) into exit 2 while it
 works (``oloproof_nb.cli.process.StopOnSignals``), but importing ``oloproof_nb`` comes first (pydantic and the
 evaluators: 0.4-1.3 s), and a signal then ended the command as the system's default does: 143 or 129, no line
 (review R41; a hook runner that times out and sends SIGTERM may read 143 as "not blocking"). :func:`main`
@@ -30,6 +31,12 @@ __all__ = ["main"]
 #: The signals that stop the command (as ``oloproof_nb.cli.process.StopOnSignals`` names them).
 _STOPPING = ("SIGTERM", "SIGHUP")
 
+#: ``oloproof receipt`` (a completion hook: a hook runner blocks on exit 2 only) stops on every signal that ends a
+#: process by default and can be handled, all but these (``oloproof_nb.cli.process.NOT_HOOK_STOPS``; a test holds
+#: the two equal): SIGQUIT, SIGUSR1, SIGALRM, ... ended it 128 + N (review L7).
+_NOT_STOPPING = frozenset({"SIGKILL", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCONT", "SIGCHLD", "SIGURG",
+                           "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+
 
 #: The commands that take ``--json`` (``oloproof_nb.cli.parser.JSON_COMMANDS``).
 _JSON_COMMANDS = frozenset({"receipt", "gate", "compare"})
@@ -47,7 +54,7 @@ def _wants_json(argv: Sequence[str]) -> bool:
     >>> _wants_json(["gate", "run", "--json"]), _wants_json(["run", "suite", "--json"])
     (True, False)
     """
-    command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+    command = _command(argv)
     if command is None or argv[command] not in _JSON_COMMANDS:
         return False
     for arg in argv[command + 1:]:
@@ -57,6 +64,31 @@ def _wants_json(argv: Sequence[str]) -> bool:
         if len(name) >= 3 and "--json".startswith(name):
             return True
     return False
+
+
+def _command(argv: Sequence[str]) -> int | None:
+    """The index of the command's name in ``argv`` (the first word that is no option), or None."""
+    return next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+
+
+def _signal_name(signum: int) -> str:
+    """``SIGUSR1``; a real-time signal without a name of its own ``SIGRTMIN+3``
+    (``oloproof_nb.cli.process.signal_name``)."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        low = getattr(signal, "SIGRTMIN", None)
+        return f"SIGRTMIN+{signum - int(low)}" if low is not None and signum > low else f"signal {signum}"
+
+
+def _stops(argv: Sequence[str]) -> list[int]:
+    """The signals that stop the command ``argv`` names: SIGTERM and SIGHUP; for ``oloproof receipt`` every signal
+    but :data:`_NOT_STOPPING` and SIGINT (a Ctrl-C is Python's ``KeyboardInterrupt``, caught in :func:`main`)."""
+    command = _command(argv)
+    if command is not None and argv[command] == "receipt":
+        return sorted(int(sig) for sig in signal.valid_signals()
+                      if _signal_name(sig) not in _NOT_STOPPING | {"SIGINT"})
+    return [int(sig) for sig in (getattr(signal, name, None) for name in _STOPPING) if sig is not None]
 
 
 def _interrupted(message: str, as_json: bool) -> None:
@@ -83,17 +115,20 @@ def _json_written() -> bool:
 
 
 def _stop_while_outside_the_command(argv: Sequence[str]) -> None:
-    """Make SIGTERM and SIGHUP exit 2 with one line, unless the process was started ignoring them."""
+    """Make SIGTERM and SIGHUP (for ``oloproof receipt`` every signal of :func:`_stops`) exit 2 with one line,
+    unless the process was started ignoring them."""
     as_json = _wants_json(argv)
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        _interrupted(f"interrupted by {signal.Signals(signum).name}", as_json and not _json_written())
+        _interrupted(f"interrupted by {_signal_name(signum)}", as_json and not _json_written())
         os._exit(2)  # at once: what is half imported or half torn down must not run on, or decide the code
 
-    for name in _STOPPING:
-        sig = getattr(signal, name, None)
-        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
-            signal.signal(sig, stop)
+    for sig in _stops(argv):
+        try:
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                signal.signal(sig, stop)
+        except (OSError, ValueError):  # one the platform keeps for itself
+            pass
 
 
 def main() -> int:

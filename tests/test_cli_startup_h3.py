@@ -32,6 +32,7 @@ import _oloproof_nb_entry as entry
 from oloproof_nb import cli
 from oloproof_nb.cli.output import start_command
 from oloproof_nb.cli.parser import JSON_COMMANDS, wants_json
+from oloproof_nb.cli.process import NOT_HOOK_STOPS, hook_stops
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
 
@@ -273,3 +274,35 @@ def test_a_ctrl_c_the_entry_module_catches_is_a_json_error_with_json(monkeypatch
         assert entry.main() == 2
         out, err = capfd.readouterr()
         assert [json.loads(line) for line in out.splitlines()] == objects and err == "oloproof: interrupted\n"
+
+
+# --- review L7: `oloproof receipt` stops on every signal that ends a process by default (SIGQUIT, SIGUSR1, SIGALRM,
+# ...), as on SIGTERM; see tests/test_cli_stop_l7.py
+
+def test_the_console_script_stops_the_hook_on_the_same_signals() -> None:
+    """``_oloproof_nb_entry`` cannot import the package before it installs its handlers: it keeps its own list."""
+    assert entry._NOT_STOPPING == NOT_HOOK_STOPS
+    assert set(entry._stops(["receipt", "c.json"])) == hook_stops() - {signal.SIGINT}  # a Ctrl-C is Python's own
+    assert set(entry._stops(["gate", "run"])) == {signal.SIGTERM, signal.SIGHUP}  # other commands: as before
+
+
+@pytest.mark.parametrize("name", ["SIGUSR1", "SIGQUIT"])
+def test_a_signal_to_the_hook_while_the_package_is_imported_is_exit_2(oloproof: Callable[..., Any], tmp_path: Path,
+                                                                      name: str) -> None:
+    """Before: death by the signal, -10 (a shell's 138) or -3 (131), nothing on stderr."""
+    done = oloproof("receipt", str(write_contract(tmp_path / "task")), "--json", send=name, default=(name,))
+    assert (done.returncode, done.stderr) == (2, f"oloproof: interrupted by {name}\n")
+    assert done.stdout == f'{{"error": "interrupted", "message": "interrupted by {name}"}}\n'
+
+
+def test_a_signal_as_the_hook_exits_is_exit_2(oloproof: Callable[..., Any], tmp_path: Path) -> None:
+    """The receipt printed, then SIGALRM as the process winds down: exit 2, as SIGTERM then is."""
+    done = oloproof("receipt", str(write_contract(tmp_path / "task")), send="SIGALRM", when="exit",
+                    default=("SIGALRM",))
+    assert (done.returncode, done.stderr) == (2, "oloproof: interrupted by SIGALRM\n")
+
+
+def test_other_commands_leave_those_signals_to_their_default(oloproof: Callable[..., Any], tmp_path: Path) -> None:
+    """``oloproof gate`` exits 0 PASS only: death by SIGUSR1 (138) blocks a CI step as 2 does (review L7 left it)."""
+    done = oloproof("gate", str(tmp_path / "run"), send="SIGUSR1", default=("SIGUSR1",))
+    assert done.returncode == -signal.SIGUSR1

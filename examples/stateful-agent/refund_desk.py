@@ -90,12 +90,16 @@ class Sandbox:
                     raise ValueError(f"unknown columns in state {table}.{key}: {sorted(set(row) - set(cols))}; "
                                      f"allowed: {list(cols)}")
         fresh = _connect()
-        with fresh:
-            for table, cols in COLUMNS.items():
-                fresh.executemany(
-                    f"INSERT INTO {table} (order_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",
-                    [(key, *(row.get(c) for c in cols)) for key, row in state.get(table, {}).items()],
-                )
+        try:  # a state the tables refuse (a NULL amount, a value SQLite cannot store) closes the new connection
+            with fresh:
+                for table, cols in COLUMNS.items():
+                    fresh.executemany(
+                        f"INSERT INTO {table} (order_id, {', '.join(cols)}) VALUES (?{', ?' * len(cols)})",
+                        [(key, *(row.get(c) for c in cols)) for key, row in state.get(table, {}).items()],
+                    )
+        except BaseException:
+            fresh.close()
+            raise
         old, self._held[0] = self._held[0], fresh
         old.close()
 

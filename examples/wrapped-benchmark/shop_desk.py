@@ -62,9 +62,15 @@ class ShopDesk(op.RecordedAgent):
         return self._held[0]
 
     def reset(self, state: dict[str, Any]) -> None:
-        # a new database each case, by the benchmark's own constructor: what a case left on the connection besides
-        # its rows (a TEMP trigger, an ATTACHed database, a write never committed) dies with it
-        old, self._held[0] = self._held[0], ShopEnv(as_rows(state))
+        # a new database each case, by the benchmark's own constructor and loader: what a case left on the connection
+        # besides its rows (a TEMP trigger, an ATTACHed database, a write never committed) dies with it
+        fresh = ShopEnv({})
+        try:  # a state the tables refuse (a row without its key, a value SQLite cannot store) closes the new one
+            fresh.load(as_rows(state))
+        except BaseException:
+            fresh.db.close()
+            raise
+        old, self._held[0] = self._held[0], fresh
         old.db.close()
 
     def snapshot(self) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from .._config.suite_config import SuiteConfig, parse_suite_config
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from .._run.locate import runs_hint
 from .._run.states import StateReader
-from .._run.store import MANIFEST, read_manifest, refuse_changed_journal
+from .._run.store import MANIFEST, REPLAYS, read_manifest, refuse_changed_journal
 from ..errors import CopyChangedError, OloproofError, RunDirError
 from . import frames
 from .columnar import journal_fingerprint, read_frame
@@ -392,8 +392,38 @@ class Run(ColumnarCopy):
         return rec
 
     def case_replay_records(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:
-        """The records of ``replays.jsonl`` (control and faulted replays) of one case's epoch."""
-        return self._member_of(case_id, epoch)._journal.replays_of(case_id, epoch)
+        """The records of ``replays.jsonl`` (control and faulted replays) of one case's epoch.
+
+        Raises :class:`~oloproof_nb.errors.RunDirError` when ``replays.jsonl`` is gone though ``cases.jsonl``
+        records fault replays (:meth:`_missing_replay_records`): the case's were silently none (review L7)."""
+        member = self._member_of(case_id, epoch)
+        member._refuse_missing_replays()
+        return member._journal.replays_of(case_id, epoch)
+
+    def _missing_replay_records(self) -> str:
+        """``…/replays.jsonl: missing, though cases.jsonl records 38 fault replays`` for each of this run's runs
+        (``; ``-joined) whose ``replays.jsonl`` is gone though its ``cases.jsonl`` records replays that were made
+        (a row of :attr:`replays` whose control replay ran, live or from the cache: each wrote its records there);
+        empty when none is. A run with no fault replay never makes the file, so its absence alone says nothing."""
+        return "; ".join(note for note in (run._missing_replays_note() for run in self.runs) if note)
+
+    def _missing_replays_note(self) -> str:
+        """:meth:`_missing_replay_records` of one run (not pooled)."""
+        path = self.directory / REPLAYS
+        if os.path.lexists(path):  # one that is no file is refused when it is read
+            return ""
+        rows = self.replays
+        made = int(rows["control_reproduced"].notna().sum()) if "control_reproduced" in rows else 0
+        if not made:
+            return ""
+        return f"{path}: missing, though cases.jsonl records {made} fault replay{'s' if made != 1 else ''}"
+
+    def _refuse_missing_replays(self) -> None:
+        """Raise :class:`~oloproof_nb.errors.RunDirError` when :meth:`_missing_replay_records` has a note."""
+        note = self._missing_replay_records()
+        if note:
+            raise RunDirError(f"{note}; its replay records (trajectories, states, tracebacks) are lost: put the file "
+                              "back from a copy of the run folder, or run the suite again")
 
     @property
     def epochs(self) -> int:
@@ -495,7 +525,10 @@ class Run(ColumnarCopy):
 
     @cached_property
     def replay_records(self) -> list[ReplayRecord]:
-        """Every record of ``replays.jsonl`` (control and faulted replays) of a recorded case."""
+        """Every record of ``replays.jsonl`` (control and faulted replays) of a recorded case (a
+        :class:`~oloproof_nb.errors.RunDirError` when the file is gone though ``cases.jsonl`` records fault
+        replays, as :meth:`case_replay_records`)."""
+        self._refuse_missing_replays()
         return [rec for r in self.runs for rec in r._journal.replay_records()]
 
     # -- frames -----------------------------------------------------------------------------

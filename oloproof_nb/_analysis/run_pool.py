@@ -18,7 +18,7 @@ from typing import TypeVar
 import pandas as pd
 
 from .._run.baseline import NOOP_VERSION
-from ..errors import OloproofError
+from ..errors import OloproofError, cut_middle, terminal_text
 from .run import Run, run_directory, stored_labels
 from .run_checks import changed_checks, check_one_code, label_difference, unscored_difference, validity_check_difference
 
@@ -110,15 +110,26 @@ def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
     refusing one path given alone (a string is a sequence too) and an item that is no path."""
     if isinstance(directories, (str, bytes, os.PathLike)):
         raise OloproofError("load_runs takes a list of run directories; for one run use load_run")
+    unordered = isinstance(directories, (set, frozenset))
     try:
-        if isinstance(directories, (set, frozenset)):  # no order of its own: the first run (whose configuration
+        if unordered:  # no order of its own: the first run (whose configuration
             # and release the pool takes) followed the hash seed, so one notebook pooled differently run to run
             items = sorted(directories, key=str)
         else:
             items = list(directories)  # a list, a generator (Path.glob), a pandas Series …: in the order given
     except TypeError:
         raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}") from None
-    return [run_directory(d, f"load_runs: item {i}") for i, d in enumerate(items)]
+    # an item of a set is named by itself: its place in the sorted order is one the caller never saw (review L7)
+    return [run_directory(d, f"load_runs: {_item_of_a_set(d)}" if unordered else f"load_runs: item {i}")
+            for i, d in enumerate(items)]
+
+
+def _item_of_a_set(item: object) -> str:
+    """How an error names ``item`` of a set: a Run by its folder (``the Run of runs/a``), anything else as Python
+    writes it (``3 in the set``), cut to a line."""
+    if isinstance(item, Run):
+        return terminal_text(f"the Run of {cut_middle(str(item.directory), 200)} in the set")
+    return terminal_text(f"{cut_middle(repr(item), 200)} in the set")
 
 
 def load_runs(directories: Sequence[str | Path]) -> Run:

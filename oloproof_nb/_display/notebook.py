@@ -91,7 +91,12 @@ class Run(_run.Run):
         It counts replay *runs*: a fault replay is a control run and a faulted run of the case, two runs for
         one row of :attr:`replays`. Every run made is counted (each cost a run of the system, or a cache hit);
         how many of them replayed copies no criterion scores is said apart, as the gate table's ``n`` leaves
-        their rows out."""
+        their rows out. A run whose ``replays.jsonl`` is gone though ``cases.jsonl`` records fault replays has no
+        count: ``"replay records missing (…/replays.jsonl: missing, though cases.jsonl records 38 fault replays)"``
+        (:meth:`_missing_replay_records`; the repr and HTML say it, and never raise: review L7)."""
+        missing = self._missing_replay_records()
+        if missing:
+            return f"replay records missing ({missing})"
         live, cached, unscored = self.replay_tally()
         if not live and not cached:
             return ""

@@ -253,7 +253,7 @@ def _failing_section(run: Run, g: Gate) -> Section | None:
     sec.text.append(f"Each criterion that did not pass, and any other with rows that did not pass (`fail`, or "
                     f"`missing`, which counts as not passed), in the gate table's order: its cases grouped by "
                     f"cluster, at most {FAILING_LIMIT} per criterion. `run.verdicts` holds every row, "
-                    "`run.panel(case_id)` shows a case; copies labeled invalid have no row (the gate names them)."
+                    f"{_panel_hint(pooled)} shows a case; copies labeled invalid have no row (the gate names them)."
                     + (" `run_id`: which of the pooled runs." if pooled else "")
                     + (" `epoch`: which run of the case." if epochs else ""))
     if (g.table["reduce"] != "mean").any():
@@ -349,7 +349,7 @@ def _replays_section(run: Run) -> Section | None:
                     "every: one per faulted call); fail_reasons counts the "
                     "replays that did not pass by reason (false_success: the answer the case expects while a state "
                     "check fails; constraint_broken also counts a protected path changed). See `run.replays` and "
-                    "`run.panel(case_id)` for each one.")
+                    f"{_panel_hint(len(run.runs) > 1)} for each one.")
     if len(left_out):  # their verdict rows are left out of the gate: so are they here
         copies = list(dict.fromkeys(left_out["case_id"]))
         sec.text.append(Plain(f"Not counted: {len(left_out)} replay(s) of copies labeled invalid, scored by no "
@@ -381,6 +381,12 @@ def _receipts_section(run: Run) -> Section | None:
     return sec
 
 
+def _panel_hint(pooled: bool) -> str:
+    """The call that shows a case: on a pooled run with its ``run_id`` (``run.panel(case_id)`` raises for a case id
+    several of the pooled runs hold; review L7)."""
+    return "`run.panel(case_id, run_id=run_id)`" if pooled else "`run.panel(case_id)`"
+
+
 def _errors_section(run: Run) -> Section | None:
     """The case runs the system ended in error or by timeout, by message: their verdicts are missing, and the
     gate table alone showed only ``missing`` counts."""
@@ -398,7 +404,7 @@ def _errors_section(run: Run) -> Section | None:
                     "returned what a case cannot hold, or overran `case_timeout_s`; their verdicts are `missing`, "
                     "which counts as not passed. By message"
                     + (f" (the {limit} commonest)" if len(grouped) > limit else "")
-                    + "; `run.cases` holds each, `run.panel(case_id)` shows the case.")
+                    + f"; `run.cases` holds each, {_panel_hint('run_id' in keys)} shows the case.")
     raw = ended[[*keys, "status", "error"]].reset_index(drop=True)
     sec.tables.append(("errors", grouped.head(limit), raw))
     return sec

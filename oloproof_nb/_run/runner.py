@@ -584,7 +584,8 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
         else:  # each its own reason: release.yaml's alone left a labels file unexplained
             why = f"release.yaml: {gated}; {', '.join(others)}: {judged}"
         raise RunDirError(f"{directory}: {', '.join(removed)} {'was' if len(removed) == 1 else 'were'} removed since "
-                          f"this run started ({why}); put it back as it was, or start a new run instead")
+                          f"this run started ({why}); put {'it' if len(removed) == 1 else 'them'} back as "
+                          f"{'it was' if len(removed) == 1 else 'they were'}, or start a new run instead")
     if manifest.system_version != version:
         raise RunDirError(f"{directory}: the system version changed ({quote(manifest.system_version)} → "
                           f"{quote(version)}); start a new run instead")

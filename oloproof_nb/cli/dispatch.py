@@ -137,7 +137,8 @@ def _dispatch(args: argparse.Namespace, warn: Any) -> int:
     """The command's exit code; every error one line on standard error (and, with ``--json`` of ``oloproof
     receipt``, ``gate`` or ``compare``, one JSON object on standard output: :func:`_error`)."""
     try:
-        with warnings.catch_warnings(), StopOnSignals():
+        # a completion hook stops on every signal that would end it (exit 2, the one code a hook runner blocks on)
+        with warnings.catch_warnings(), StopOnSignals(every=args.command == "receipt"):
             for kind in WARNING_LABELS:  # each line is printed once by ``warn``, not by the filters
                 warnings.simplefilter("always", kind)
             warnings.showwarning = warn

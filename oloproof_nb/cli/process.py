@@ -318,29 +318,59 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
 
 class Stopped(KeyboardInterrupt):
     """SIGTERM or SIGHUP reached the command (``args[0]``: the signal's name): stopped as a Ctrl-C stops it,
-    exit 2, never death by the signal (143, 129); a run says how to resume."""
+    exit 2, never death by the signal (143, 129); a run says how to resume. In ``oloproof receipt``, any signal of
+    :func:`hook_stops` (SIGQUIT, SIGUSR1, SIGALRM, ...) too."""
+
+
+#: Signals a hook does not stop on: the default of each is no end of the process (ignored, a stop, a continue), or
+#: it cannot be caught, or it is raised by a fault of the process's own (a handler for a real SIGSEGV, SIGBUS, SIGFPE
+#: or SIGILL returns to the faulting instruction, which faults again: the hook would hang instead of dying). The
+#: console script's module keeps the same list (``_oloproof_nb_entry._NOT_STOPPING``; a test holds them equal).
+NOT_HOOK_STOPS = frozenset({"SIGKILL", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCONT", "SIGCHLD", "SIGURG",
+                            "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+
+
+def signal_name(signum: int) -> str:
+    """``SIGUSR1``; a real-time signal without a name of its own ``SIGRTMIN+3``."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        low = getattr(signal, "SIGRTMIN", None)
+        return f"SIGRTMIN+{signum - int(low)}" if low is not None and signum > low else f"signal {signum}"
+
+
+def hook_stops() -> frozenset[int]:
+    """Every signal that ends the process by default and can be handled: SIGINT, SIGTERM, SIGHUP, and SIGQUIT
+    (Ctrl-\\), SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGABRT, the real-time signals, ... (all but
+    :data:`NOT_HOOK_STOPS`). ``oloproof receipt`` is a completion hook, and a hook runner blocks on exit 2 only: left
+    to its default, each ended the hook 128 + N, "not blocking", and the validator it started (a session of its own)
+    ran on (review L7)."""
+    return frozenset(int(sig) for sig in signal.valid_signals() if signal_name(sig) not in NOT_HOOK_STOPS)
 
 
 class StopOnSignals:
     """While inside, SIGTERM and SIGHUP raise :class:`Stopped` (so a running validator's process group is
     killed on the way out, as on Ctrl-C); the handlers before are put back after. Only in the main thread. A
     signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored: that was asked for.
-    ``interrupt``: Ctrl-C too (``Stopped("SIGINT")``, where Python's own handler is set). While a command
+    ``interrupt``: Ctrl-C too (``Stopped("SIGINT")``, where Python's own handler is set). ``every``: every other
+    signal of :func:`hook_stops` too (``oloproof receipt``), where it is left to its default (or to the console
+    script's exit 2): a handler of the caller's own (a test's SIGALRM) is kept. While a command
     validator is being started, the stop waits until its process group can be killed with it
     (:func:`~oloproof_nb._run.observe.defer_stop`)."""
 
-    def __init__(self, interrupt: bool = False) -> None:
+    def __init__(self, interrupt: bool = False, every: bool = False) -> None:
         self._names = ("SIGTERM", "SIGHUP", "SIGINT") if interrupt else ("SIGTERM", "SIGHUP")
+        self._every = every
 
     def __enter__(self) -> None:
         from .._run.observe import defer_stop
 
-        self._before: dict[signal.Signals, Any] = {}
+        self._before: dict[int, Any] = {}
         if threading.current_thread() is not threading.main_thread():
             return
 
         def stop(signum: int, frame: Any) -> None:
-            stopped = Stopped(signal.Signals(signum).name)
+            stopped = Stopped(signal_name(signum))
             if not defer_stop(stopped):
                 raise stopped
 
@@ -350,6 +380,16 @@ class StopOnSignals:
             if sig is not None and before is not signal.SIG_IGN and (
                     name != "SIGINT" or before is signal.default_int_handler):
                 self._before[sig] = signal.signal(sig, stop)
+        if self._every:
+            for sig in sorted(hook_stops() - set(self._before)):
+                if signal_name(sig) in self._names:  # taken as said above (SIGINT from Python's own handler only)
+                    continue
+                before = signal.getsignal(sig)
+                if before is signal.SIG_DFL or getattr(before, "__module__", None) == "_oloproof_nb_entry":
+                    try:
+                        self._before[sig] = signal.signal(sig, stop)
+                    except (OSError, ValueError):  # one the platform keeps for itself
+                        pass
 
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self._before.items():

@@ -111,4 +111,5 @@ def test_a_resume_names_the_suite_files_removed_since_and_why_each_matters(tmp_p
     suite = SimpleNamespace(name="s", digests=kept)
     with pytest.raises(op.RunDirError) as err:
         _check_resumable(manifest, suite, None, None, tmp_path, None)  # type: ignore[arg-type]
-    assert said in str(err.value) and str(err.value).endswith("; put it back as it was, or start a new run instead")
+    back = "put it back as it was" if len(removed) == 1 else "put them back as they were"  # review L7: one, or two
+    assert said in str(err.value) and str(err.value).endswith(f"; {back}, or start a new run instead")
