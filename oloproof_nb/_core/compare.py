@@ -45,6 +45,7 @@ from .lists import (
     ORDERED,
     Keys,
     ListMatch,
+    View,
     align,
     bipartite,
     child_at,
@@ -229,7 +230,7 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
                 _subset(element, act[i] if i < len(act) else ABSENT, (*keys, str(i)), rules, rows,
                         child_at(before, str(i)) if track else before)
             return
-        was, allowed = kept_counterparts(before, act, rule) if track else ({}, None)
+        was, allowed = kept_counterparts(before, act, rule, _unpinned(keys, rules)) if track else ({}, None)
 
         def then(j: int) -> Any:
             return was.get(j, ABSENT) if track else before
@@ -338,6 +339,35 @@ def _equal(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
 
 # -- changes: what differs from the initial state, with lists aligned by their rule ------------------------
 
+#: What an ignored part of a list element is read as when :func:`_unpinned` aligns the element (no JSON value).
+_HIDDEN = "\x00oloproof: ignored"
+
+
+def _unpinned(keys: Keys, rules: _Rules) -> View | None:
+    """The :func:`~oloproof_nb._core.lists.align` view of the elements of the list at ``keys``: each element
+    without what an ``ignore:`` pattern hides (a dict key under one is left out, a list element under one
+    is read as a placeholder, at the element's own index), or None when ``rules`` ignore nothing.
+
+    The diff of ``changes`` mode aligns an ``unordered`` list (and the elements without the key field of a
+    ``by_key`` one) by equal text; an element whose ignored stamp alone changed has no equal one after the
+    case, and was reported as an element removed and the unignored leaves of one added, though ``whole`` mode
+    (which matches elements over the leaves it compares) passed the same state (review R66).
+    """
+    if not rules.ignore:
+        return None
+
+    def strip(node: Any, at: Keys) -> Any:
+        if rules.ignored(at):
+            return _HIDDEN
+        if isinstance(node, Mapping):
+            return {k: strip(v, (*at, str(k))) for k, v in node.items() if not rules.ignored((*at, str(k)))}
+        if isinstance(node, list):
+            return [strip(v, (*at, str(i))) for i, v in enumerate(node)]
+        return node
+
+    return lambda side, index, element: strip(element, (*keys, str(index)))
+
+
 def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Keys, Any, Any]]) -> None:
     if isinstance(before, Mapping) and isinstance(after, Mapping):
         for key, value in before.items():
@@ -363,7 +393,9 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
                 elif not values_equal(b, a):
                     _diff(b, a, (*keys, str(i)), rules, out)
             return
-        matched = match_by_key(before, after, rule.key) if rule.how == "by_key" else align(before, after)
+        view = _unpinned(keys, rules)
+        matched = (match_by_key(before, after, rule.key, view=view) if rule.how == "by_key"
+                   else align(before, after, view))
         for i, element in enumerate(before):
             j = matched.get(i)
             if j is None:
@@ -386,7 +418,8 @@ def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Ke
     out.extend((sub, ABSENT, v) for sub, v in _leaves(after, keys))
 
 
-def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = None) -> list[tuple[str, Any, Any]]:
+def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = None,
+              ignore: Sequence[str] | None = None) -> list[tuple[str, Any, Any]]:
     """Every leaf that differs between two states, lists aligned by ``lists`` as ``changes`` mode aligns them.
 
     :func:`~oloproof_nb._core.paths.leaf_diff` compares every list position by position; here a list an
@@ -402,6 +435,10 @@ def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = N
         The two states.
     lists : mapping of str to ListMatch, optional
         List rules by path pattern (first match wins; default ``ordered``).
+    ignore : sequence of str, optional
+        Path patterns whose leaves an aligned list's elements are also met without, as ``changes`` mode meets
+        them: an element whose ignored stamp alone changed is the element kept. Rows under them are still
+        returned (the caller leaves them out, or keeps those another check judges).
 
     Returns
     -------
@@ -418,9 +455,11 @@ def list_diff(before: Any, after: Any, lists: Mapping[str, ListMatch] | None = N
     [('tags.0', 'a', 'b'), ('tags.1', 'b', 'a')]
     >>> list_diff({"tags": ["a"]}, {"tags": ["c"]}, {"tags": ListMatch("unordered")})
     [('tags.<unmatched 0>', 'a', <absent>), ('tags.0', <absent>, 'c')]
+    >>> list_diff({"t": [{"s": "a", "at": 1}]}, {"t": [{"s": "a", "at": 2}]}, {"t": ListMatch("unordered")}, ["t.*.at"])
+    [('t.0.at', 1, 2)]
     """
     out: list[tuple[Keys, Any, Any]] = []
-    _diff(before, after, (), _rules(lists, None, None), out)
+    _diff(before, after, (), _rules(lists, ignore, None), out)
     return [(format_path(keys), b, a) for keys, b, a in out]
 
 

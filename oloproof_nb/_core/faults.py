@@ -84,8 +84,8 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     ``_config.shared_rules.shared_list_rules``) are aligned by them (:func:`~oloproof_nb._core.compare.list_diff`): such
     a list may come back in another order; a ``keep`` path that reaches into such a list is then kept at every
     position of it (:func:`_kept_anywhere`: it names an element by position). (Position by position is tried
-    first: an ``unordered`` list aligns equal elements only, so one whose new element holds an ignored stamp
-    reproduces that way.)
+    first; aligned, an ``unordered`` list meets equal elements first, then elements equal but for what the
+    ``ignore`` patterns hide, so one whose elements hold an ignored stamp may come back in another order.)
 
     Returns
     -------
@@ -123,7 +123,7 @@ def control_difference(recorded: Trajectory, recorded_state: dict[str, Any] | No
     if recorded_state is not None and not values_equal(recorded_state, replayed_state):
         diff = outside_patterns([path for path, _, _ in leaf_diff(recorded_state, replayed_state)], ignore, keep)
         if diff and lists and not outside_patterns(  # a kept element may have moved: kept at every position
-                [path for path, _, _ in list_diff(recorded_state, replayed_state, lists)], ignore,
+                [path for path, _, _ in list_diff(recorded_state, replayed_state, lists, ignore)], ignore,
                 _kept_anywhere(lists, keep, recorded_state, replayed_state)):
             return None  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)
         if diff or not ignore:

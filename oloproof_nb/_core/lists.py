@@ -262,13 +262,15 @@ def _hopcroft_karp(left: list[int], right: list[int], fits: Any,
 
 
 def match_by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None, fits: Any = None, safe: bool = True,
-            allowed: set[int] | None = None, hidden: Hidden | None = None) -> dict[int, int]:
+            allowed: set[int] | None = None, hidden: Hidden | None = None, view: View | None = None,
+            ) -> dict[int, int]:
     """Expected index -> actual index: the n-th element with a key value meets the n-th actual one with it.
 
     Elements without the key field (old entries from before the field existed, a scalar) are matched among
     themselves as an ``unordered`` list: by ``fits(i, j)`` (:func:`bipartite`), or by equal text when
-    ``fits`` is None (how the diff aligns them); ``allowed`` (None: all) limits the actual ones they may meet;
-    ``hidden`` is that of :func:`bipartite`, by index in ``actual``.
+    ``fits`` is None (how the diff aligns them, with ``view`` as :func:`align` takes it, by index in
+    ``expected`` and ``actual``); ``allowed`` (None: all) limits the actual ones they may meet; ``hidden`` is
+    that of :func:`bipartite`, by index in ``actual``.
     """
     free: dict[str, list[int]] = {}
     bare_act = []
@@ -291,17 +293,35 @@ def match_by_key(expected: Sequence[Any], actual: Sequence[Any], key: str | None
             out[i] = slots.pop(0)
     if bare_exp and bare_act:
         exp, act = [expected[i] for i in bare_exp], [actual[j] for j in bare_act]
-        pairs = (align(exp, act) if fits is None
+        seen = None if view is None else (lambda side, k, e: view(side, (bare_exp, bare_act)[side][k], e))
+        pairs = (align(exp, act, seen) if fits is None
                  else bipartite(exp, act, lambda a, b: fits(bare_exp[a], bare_act[b]), safe,
                                  None if hidden is None else lambda b, path: hidden(bare_act[b], path)))
         out.update({bare_exp[a]: bare_act[b] for a, b in pairs.items()})
     return out
 
 
-def align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
+#: ``view(side, index, element)``: what an element of ``before`` (side 0) or ``after`` (side 1) is aligned by when
+#: it has no equal counterpart (see :func:`align`).
+View = Callable[[int, int, Any], Any]
+
+
+def align(before: Sequence[Any], after: Sequence[Any], view: View | None = None) -> dict[int, int]:
     """Index in ``before`` -> index in ``after`` of the elements an unordered list kept: the n-th element of
     a text (:func:`same_text`) before meets the n-th one of that text after (how the diff of ``changes``
-    mode aligns an ``unordered`` list)."""
+    mode aligns an ``unordered`` list). Then, given ``view``, the elements left on both sides meet the same
+    way by the text of their ``view`` (``changes`` mode's: the element without the leaves an ``ignore:``
+    pattern hides, so an element whose ignored stamp alone changed is the element kept, as ``whole`` mode
+    finds it; review R66).
+
+    Examples
+    --------
+    >>> align(["a", "b", "a"], ["a", "a", "c"])
+    {0: 0, 2: 1}
+    >>> stampless = lambda side, k, e: {key: v for key, v in e.items() if key != "at"}
+    >>> align([{"s": "x", "at": 1}], [{"s": "y", "at": 1}, {"s": "x", "at": 2}], stampless)
+    {0: 1}
+    """
     buckets: dict[str, list[int]] = {}
     for k, element in enumerate(after):
         buckets.setdefault(same_text(element), []).append(k)
@@ -310,6 +330,18 @@ def align(before: Sequence[Any], after: Sequence[Any]) -> dict[int, int]:
         slots = buckets.get(same_text(element))
         if slots:
             matched[i] = slots.pop(0)
+    if view is None or len(matched) == len(before) or len(matched) == len(after):
+        return matched
+    used = set(matched.values())
+    loose: dict[str, list[int]] = {}
+    for k, element in enumerate(after):
+        if k not in used:
+            loose.setdefault(same_text(view(1, k, element)), []).append(k)
+    for i, element in enumerate(before):
+        if i not in matched:
+            slots = loose.get(same_text(view(0, i, element)))
+            if slots:
+                matched[i] = slots.pop(0)
     return matched
 
 
@@ -331,7 +363,8 @@ def within(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, allowe
     return {i: index[b] for i, b in pairs.items()}
 
 
-def kept_counterparts(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple[dict[int, Any], set[int] | None]:
+def kept_counterparts(before: Any, act: Sequence[Any], rule: ListMatch, view: View | None = None,
+                      ) -> tuple[dict[int, Any], set[int] | None]:
     """In ``changes`` mode, for an ``unordered`` or ``by_key`` list: each actual element's counterpart in the
     initial list (by the diff's alignment), and the actual elements an expected element without identity
     (any element of an ``unordered`` list, an element without the key field of a ``by_key`` one) may meet:
@@ -339,14 +372,14 @@ def kept_counterparts(before: Any, act: Sequence[Any], rule: ListMatch) -> tuple
 
     Such a list cannot tell an element the case added from an equal one it started with, so an expected
     element satisfied by one already there would let a case that added nothing pass (a payment expected,
-    none made, an equal one from last month in the list).
+    none made, an equal one from last month in the list). ``view`` is :func:`align`'s (the diff's alignment).
     """
     if not isinstance(before, list):
         return {}, None
     if rule.how == "by_key":
-        pairs = match_by_key(before, act, rule.key)
+        pairs = match_by_key(before, act, rule.key, view=view)
         kept = {j for i, j in pairs.items() if key_field(before[i], rule.key) is ABSENT}
     else:
-        pairs = align(before, act)
+        pairs = align(before, act, view)
         kept = set(pairs.values())
     return {j: before[i] for i, j in pairs.items()}, set(range(len(act))) - kept

@@ -392,7 +392,8 @@ def compare_pair(relation: str, source: Mapping[str, Any], derived: Mapping[str,
                                               for rec in (source, derived)])
             lists = ordered_through(lists, injected)
         if paths and lists and not outside_patterns(
-                [p for p, _, _ in list_diff(a_state, b_state, lists) if not _within(p, injected)], ignore, keep):
+                [p for p, _, _ in list_diff(a_state, b_state, lists, ignore) if not _within(p, injected)],
+                ignore, keep):
             paths = []  # aligned by the rules, the lists hold the same elements (an ignored stamp aside)
         paths += _treated_otherwise(injected, source["case"].get("initial_state") or {}, a_state,
                                     derived["case"].get("initial_state") or {}, b_state)

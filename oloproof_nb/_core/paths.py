@@ -39,6 +39,12 @@ __all__ = [
 ]
 
 
+#: What the path functions read as a JSON array: a tuple is one, as every stored state holds it (``to_json``
+#: writes a tuple as a list; review R66: ``(True,)`` equalled ``(1,)``, as Python compares tuples, and
+#: ``leaf_diff`` read a tuple as one leaf against the list it becomes).
+_ARRAYS: Final = (list, tuple)
+
+
 class Absent:
     """The value of a path that does not exist (distinct from ``None``/JSON ``null``)."""
 
@@ -231,7 +237,7 @@ def get_path(state: Any, path: str | Sequence[str]) -> Any:
             if key not in node:
                 return ABSENT
             node = node[key]
-        elif isinstance(node, list) and (idx := list_index(key)) is not None:
+        elif isinstance(node, _ARRAYS) and (idx := list_index(key)) is not None:
             if idx >= len(node):
                 return ABSENT
             node = node[idx]
@@ -244,7 +250,7 @@ def _walk(node: Any, prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...],
     if isinstance(node, Mapping) and node:
         for key, value in node.items():
             yield from _walk(value, (*prefix, str(key)))
-    elif isinstance(node, list) and node:
+    elif isinstance(node, _ARRAYS) and node:
         for idx, value in enumerate(node):
             yield from _walk(value, (*prefix, str(idx)))
     else:
@@ -262,8 +268,8 @@ def _walk_unequal(node: Any, other: Any, prefix: tuple[str, ...]) -> Iterator[tu
             if twin is not ABSENT and values_equal(value, twin):
                 continue
             yield from _walk_unequal(value, twin, (*prefix, str(key)))
-    elif isinstance(node, list) and node:
-        seq = other if isinstance(other, list) else []
+    elif isinstance(node, _ARRAYS) and node:
+        seq = other if isinstance(other, _ARRAYS) else ()
         for idx, value in enumerate(node):
             twin = seq[idx] if idx < len(seq) else ABSENT
             if twin is not ABSENT and values_equal(value, twin):
@@ -275,8 +281,8 @@ def _walk_unequal(node: Any, other: Any, prefix: tuple[str, ...]) -> Iterator[tu
 
 def _changed_container(node: Any, other: Any) -> bool:
     """True when one of two values is a dict and the other a list (an index-keyed dict is not a list)."""
-    return (isinstance(node, Mapping) and isinstance(other, list)) or (
-        isinstance(node, list) and isinstance(other, Mapping))
+    return (isinstance(node, Mapping) and isinstance(other, _ARRAYS)) or (
+        isinstance(node, _ARRAYS) and isinstance(other, Mapping))
 
 
 def leaf_keys(state: Any) -> Iterator[tuple[str, ...]]:
@@ -326,7 +332,8 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     """Compare two leaves the way every state check does.
 
     Booleans never equal numbers (``True`` is not ``1``), ``NaN`` equals
-    ``NaN``, :data:`ABSENT` equals only itself, and with ``tolerance`` two
+    ``NaN``, :data:`ABSENT` equals only itself, a tuple is a list (a JSON array, as a
+    stored state holds it), and with ``tolerance`` two
     numbers are also equal when ``|expected - actual| <= tolerance`` (equal
     infinities are equal, though their difference is NaN), as binary floats
     or as the numbers are written (a float's shortest decimal form, what a
@@ -382,7 +389,7 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
         return expected.keys() == actual.keys() and all(
             values_equal(expected[k], actual[k], tolerance) for k in expected
         )
-    if isinstance(expected, list) and isinstance(actual, list):
+    if isinstance(expected, _ARRAYS) and isinstance(actual, _ARRAYS):
         return len(expected) == len(actual) and all(
             values_equal(e, a, tolerance) for e, a in zip(expected, actual, strict=True)
         )
@@ -422,7 +429,8 @@ def leaf_diff(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     values with ``str`` keys (every state read back from JSON) take one pass
     that skips equal subtrees and formats only the paths it returns; anything
     else (another Mapping, a tuple, a non-``str`` key, a dict root against a
-    list root) takes the general two-walk definition. Both give the same rows.
+    list root) takes the general two-walk definition. Both give the same rows. A tuple is
+    read as the list a stored state holds instead (``op.get_path`` and ``op.flatten`` read it so too).
 
     Examples
     --------
@@ -800,7 +808,7 @@ def _children(node: Any) -> Iterator[tuple[str, Any]]:
     if isinstance(node, Mapping):
         for key, value in node.items():
             yield str(key), value
-    elif isinstance(node, list):
+    elif isinstance(node, _ARRAYS):
         for idx, value in enumerate(node):
             yield str(idx), value
 
