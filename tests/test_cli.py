@@ -1571,10 +1571,11 @@ def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
 def test_a_note_is_wrapped_at_spaces_but_never_inside_a_change(capsys: pytest.CaptureFixture[str]) -> None:
     """Mutation round 35: a note is cut at a space, but a change ``0.9 → 0.5`` stays on one line. By hand, at width
     100: 93 letters, then ``0.9 →`` would reach column 99, so cut between words the change was split after its
-    arrow; it goes whole to the next line. Each line gets the indent, the first one too."""
+    arrow; it goes whole to the next line. Each line gets the indent, the first one too; with none, the lines after
+    the first get four spaces (review R65: no quoted text starts a line)."""
     from oloproof_nb.cli.output import print_wrapped
 
     print_wrapped("a" * 93 + " 0.9 → 0.5, min_clusters 10 → 2", 100)
-    assert capsys.readouterr().out.splitlines() == ["a" * 93, "0.9 → 0.5, min_clusters 10 → 2"]
+    assert capsys.readouterr().out.splitlines() == ["a" * 93, "    0.9 → 0.5, min_clusters 10 → 2"]
     print_wrapped("a" * 91 + " 0.9 → 0.5", 100, indent="  ")
     assert capsys.readouterr().out.splitlines() == ["  " + "a" * 91, "  0.9 → 0.5"]

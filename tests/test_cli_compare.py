@@ -72,7 +72,7 @@ def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..
                    for name in ("base", "again"))
     assert main(["compare", str(base), str(again)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    said = " ".join(lines)  # notes wrapped to the width
+    said = " ".join(map(str.strip, lines))  # notes wrapped to the width
     assert any(line.startswith("note: vacuous check (both runs):") for line in lines) and "'orders.o2'" in said
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin "
                          "(1 of them vacuous: cannot fail as configured)")
@@ -300,7 +300,7 @@ def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_
     assert [line for line in lines if not line.isprintable()] == []
     assert "-> candidate cand\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m" in lines[0]
     assert "note: criterion also\\r\\x1b[2Kcompare: NO_REGRESSION — exit 0\\x1b[8m is judged only in the " \
-           "candidate run" in " ".join(lines)  # a note wrapped to the width
+           "candidate run" in " ".join(map(str.strip, lines))  # a note wrapped to the width
     assert out.splitlines()[-1].startswith("compare: REGRESSION — exit 1: ")
 
 
@@ -316,7 +316,7 @@ def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[st
         assert main(["compare", str(runs["base"]), str(runs[candidate]), "--release", str(release)]) == code
         lines = capsys.readouterr().out.splitlines()
         assert f"note: compared with {release}: 1 setting weaker than the base run's own release settings: " \
-               f"regression.margin 0.2 → {margin}" in " ".join(lines)  # a note wrapped to the width
+               f"regression.margin 0.2 → {margin}" in " ".join(map(str.strip, lines))  # a note wrapped to the width
         if code == 0:
             assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above "
                                  "-margin, by 1 setting weaker than the base run's own release settings")
@@ -347,7 +347,7 @@ def test_runs_made_with_a_looser_margin_than_release_yaml_now_say_so_on_the_exit
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert f"note: compared with the settings stored with the runs: 1 setting weaker than {now}: " \
-           "regression.margin 0.2 → 0.5" in " ".join(lines)  # a note wrapped to the width
+           "regression.margin 0.2 → 0.5" in " ".join(map(str.strip, lines))  # a note wrapped to the width
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin, by 1 "
                          f"setting weaker than {now}")
     assert "release.yaml differs from the release settings run" in captured.err
@@ -398,7 +398,7 @@ def test_compare_notes_are_wrapped_to_the_width_as_the_gate_s_notes(runs: dict[s
     assert max(len(line) for line in lines[:-1]) <= 100  # the exit line is one line, whatever its length
     note = (f"note: compared with {release}: 1 setting weaker than the base run's own release settings: "
             "regression.margin 0.2 → 0.5")
-    assert len(note) > 100 and note in " ".join(lines)  # wrapped at spaces only: nothing lost
+    assert len(note) > 100 and note in " ".join(map(str.strip, lines))  # wrapped at spaces only: nothing lost
     assert any(str(release) in line for line in lines) and any("0.2 → 0.5" in line for line in lines)
 
 

@@ -15,6 +15,7 @@ import itertools
 import json
 import math
 import os
+import re
 import stat
 import unicodedata
 import uuid
@@ -200,15 +201,34 @@ def _remove(tmp: Path) -> None:
         pass
 
 
+#: What makes a CSV cell quoted: the comma, the quote and the line breaks (RFC 4180), and the other separators a
+#: spreadsheet splits a row on: ``;`` (Excel's list separator where the decimal mark is a comma, as in Germany or
+#: France) and a tab. Written bare, a case id ``x;=1+2;`` was read there as three cells, the second the formula
+#: ``=1+2`` (and ``y\t=cmd|' /C calc'!A0`` a DDE call), which the leading ``'`` of :func:`csv_text` never saw
+#: (review R65). A quoted cell is one cell under any of them.
+_CSV_QUOTED = re.compile('[,"\r\n;\t]')
+
+
+def _csv_field(cell: str) -> str:
+    """A CSV field: ``cell`` between quotes (each ``"`` doubled) when it holds a separator, a quote or a line break."""
+    return '"' + cell.replace('"', '""') + '"' if _CSV_QUOTED.search(cell) else cell
+
+
+def _csv_line(cells: list[str]) -> str:
+    """A CSV line of ``cells`` (a row of one empty cell is ``""``, as the csv module writes it: else a blank line)."""
+    return '""' if cells == [""] else ",".join(map(_csv_field, cells))
+
+
 def _csv(df: pd.DataFrame, path: Path) -> str:
     rows = [[csv_text(v) for v in row] for row in df.itertuples(index=False, name=None)]
-    text = pd.DataFrame(rows, columns=[csv_text(str(c)) for c in df.columns], dtype=object)
-    # the writer quotes a cell for the characters of its line terminator only: under "\n", a carriage return
-    # inside a cell was written bare, and csv readers and spreadsheets end a row there, so the rest of the cell
-    # began a row of its own (a case id 'x\r=2+5' gave a row whose first cell is the formula =2+5, which the
-    # leading ' above never saw). A table holding one is written with "\r\n" (RFC 4180), which quotes it.
-    crlf = any("\r" in cell for cell in itertools.chain(text.columns, *rows))
-    return str(text.to_csv(index=False, lineterminator="\r\n" if crlf else "\n"))
+    header = [csv_text(str(c)) for c in df.columns]
+    # a carriage return inside a cell was written bare under "\n" (pandas' writer quoted a cell for the characters
+    # of its line terminator only), and csv readers and spreadsheets end a row there, so the rest of the cell
+    # began a row of its own (a case id 'x\r=2+5' gave a row whose first cell is the formula =2+5). Every such cell
+    # is quoted now, and a table holding one keeps its "\r\n" line ends (RFC 4180) as before (review R42).
+    crlf = any("\r" in cell for cell in itertools.chain(header, *rows))
+    end = "\r\n" if crlf else "\n"
+    return "".join(_csv_line(cells) + end for cells in [header, *rows])
 
 
 def _md(df: pd.DataFrame, path: Path) -> str:
@@ -358,10 +378,11 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     ``|``, ``[``, ``]``, ``$`` and ``\\`` cannot make markup). In ``.csv``, a text cell that starts
     with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return — which a spreadsheet would run
     as a formula — is written with a ``'`` in front, and so is one that starts with ``'``
-    itself; numbers are never changed, so ``-0.5`` stays a number. A table with a carriage return inside
-    a cell is written with ``\r\n`` line ends, so that the cell is quoted and stays one cell (with ``\n``,
-    ``x\r=2+5`` was written bare and read as two rows, the second starting with a formula). To read the raw text back,
-    drop one leading ``'`` from every text cell that has one (pandas:
+    itself; numbers are never changed, so ``-0.5`` stays a number. A cell holding ``;`` or a tab is quoted, as
+    one holding a comma is, so a spreadsheet that splits rows on them finds no formula inside it. A table with a
+    carriage return inside a cell is written with ``\r\n`` line ends, so that the cell is quoted and stays one cell
+    (with ``\n``, ``x\r=2+5`` was written bare and read as two rows, the second starting with a formula). To read the
+    raw text back, drop one leading ``'`` from every text cell that has one (pandas:
     ``df[col].str.replace(r"^'", "", regex=True)``), or use the ``.json`` export, which is
     always raw. ``pd.read_csv`` reads some texts as missing by default (``n/a``, ``NA``, ``null``,
     ``None``, ``nan`` ...): a slice table's ``n/a`` bin, or such a case id, comes back NaN and a

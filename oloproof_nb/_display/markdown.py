@@ -25,6 +25,9 @@ _MD_ESCAPE = Screen(str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\
                                    "`": "\\`", "*": "\\*", "~": "\\~", "$": "\\$"}), keep="\t\n\r")
 #: An underscore that could open or close emphasis: not between two letters or digits (snake_case stays as written).
 _EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+#: Where GitHub (its autolink extension) makes a link of bare text: the ``:`` of ``scheme://`` and the ``.`` of a
+#: ``www.`` that starts a word. Escaped (``https\://``, ``www\.``), the text renders the same and links nowhere.
+_AUTOLINK = re.compile(r":(?=//)|(?<![^\W_])(?:www)(?=\.)", re.IGNORECASE)
 
 
 def md_cell(text: str) -> str:
@@ -34,10 +37,11 @@ def md_cell(text: str) -> str:
     (a renderer shows them, never runs them: no ``<script>``, no ``<img onerror>``); an ``&`` that
     would start an entity becomes ``&amp;``; ``|`` is escaped (it would end the cell), and so are
     ``[`` and ``]`` (no link or image — ``![x](https://…)`` would load a remote picture), ``\\``
-    (so no escape above can be undone), and the backticks, ``*``, ``~`` and word-edge ``_`` that would
-    make code, emphasis or strikethrough, and ``$`` (GitHub reads the text between two as a formula:
-    ``refund_$50_to_$100``); a bidirectional control (``\\u202e``) or a control character
-    (``\\x1b``) is written as its escape.
+    (so no escape above can be undone), the ``:`` of ``https://`` and the ``.`` of a word-start ``www.`` (GitHub
+    links such bare text: an agent's URL was a link in a report read there; an e-mail address still is one), and
+    the backticks, ``*``, ``~`` and word-edge ``_`` that would make code, emphasis or strikethrough, and ``$``
+    (GitHub reads the text between two as a formula: ``refund_$50_to_$100``); a bidirectional control
+    (``\\u202e``) or a control character (``\\x1b``) is written as its escape.
     A CommonMark reader turns every ``\\`` + punctuation back into the punctuation, so the rendered text
     is the original one.
 
@@ -46,10 +50,16 @@ def md_cell(text: str) -> str:
     >>> print(md_cell("<script>a|b & c</script>\\r\\nnext"))
     &lt;script&gt;a\\|b & c&lt;/script&gt; next
     >>> print(md_cell("![x](https://e.example/p.png)"))
-    !\\[x\\](https://e.example/p.png)
+    !\\[x\\](https\\://e.example/p.png)
     """
     one_line = " ".join(str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    return _EMPHASIS_UNDERSCORE.sub(r"\\_", _ENTITY.sub("&amp;", one_line).translate(_MD_ESCAPE))
+    escaped = _EMPHASIS_UNDERSCORE.sub(r"\\_", _ENTITY.sub("&amp;", one_line).translate(_MD_ESCAPE))
+    return _AUTOLINK.sub(_unlinked, escaped)
+
+
+def _unlinked(found: re.Match[str]) -> str:
+    """A match of :data:`_AUTOLINK` escaped: ``:`` as ``\\:``, ``www`` as ``www\\`` (before its ``.``)."""
+    return "\\:" if found.group(0) == ":" else found.group(0) + "\\"
 
 
 def md_link(label: str, target: str, *, image: bool = False) -> str:

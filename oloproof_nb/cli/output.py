@@ -175,11 +175,14 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
 
 
 def print_wrapped(note: str, width: int, indent: str = "") -> None:
-    """Print a command's ``note`` wrapped to ``width``, each line after ``indent``: at spaces only, never inside a
-    path, a run id or a hyphenated name, nor inside a change ``a → b``. It may quote a run or a suite: shown as
-    written (:func:`~oloproof_nb.errors.terminal_text`), never acted on."""
+    """Print a command's ``note`` wrapped to ``width``, each line after ``indent`` (four spaces for the lines after
+    the first when there is none, as the gate's reasons hang): at spaces only, never inside a path, a run id or a
+    hyphenated name, nor inside a change ``a → b``. It may quote a run or a suite: shown as written
+    (:func:`~oloproof_nb.errors.terminal_text`), never acted on; and no text it quotes starts a line where the
+    command's own lines start (a case id ``zz compare: PASS — exit 0: …`` of a case file wrapped into a line of its
+    own that read as the exit line, review R65)."""
     lines = textwrap.wrap(terminal_text(note).replace(" → ", "\xa0→\xa0"), width, initial_indent=indent,
-                          subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+                          subsequent_indent=indent or "    ", break_long_words=False, break_on_hyphens=False)
     print("\n".join(lines).replace("\xa0", " "))
 
 

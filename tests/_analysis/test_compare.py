@@ -1395,7 +1395,7 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
     assert row["ci_low"] >= -0.2 and row["reason"].startswith("unpaired_passes: 1 row(s)")
     assert note in repr(cmp) and "different validity labels" in cmp._repr_html_()
     assert main(["compare", str(a.directory), str(b.directory)]) == 1
-    assert f"note: {note}" in " ".join(capsys.readouterr().out.splitlines())  # a note wrapped to the width
+    assert f"note: {note}" in " ".join(map(str.strip, capsys.readouterr().out.splitlines()))  # wrapped to the width
     # the same labels: no note
     c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
     assert not any("validity labels" in n for n in op.compare(b, c).notes)
