@@ -12,6 +12,7 @@ handles them (8 of 8 clean).
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,74 @@ def test_a_stop_as_the_run_s_process_starts_is_a_stop_never_a_traceback(tmp_path
         assert code == 2, (code, out, err)  # stopped: never the gate's 0 or 1
         assert "Traceback" not in err and "Exception ignored" not in err, err
         assert err.startswith("oloproof: interrupted by SIGTERM"), err
+
+
+# Mutation round M66: the signals held back are given back, each once, and only those this command held.
+
+
+def _blocked() -> set[int]:
+    return {int(sig) for sig in signal.pthread_sigmask(signal.SIG_BLOCK, [])}
+
+
+def _stops() -> set[int]:
+    return {int(signal.SIGINT), int(signal.SIGTERM), int(signal.SIGHUP)}
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_m66_hold_stops_holds_the_three_stops_and_gives_back_only_those_it_held() -> None:
+    from oloproof_nb.cli.process import _hold_stops, _release_stops
+
+    assert not _blocked() & _stops()
+    held = _hold_stops()
+    try:
+        assert set(held) == _stops() and _blocked() >= _stops()
+    finally:
+        _release_stops(held)
+    assert not _blocked() & _stops()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})  # held by the caller before: not ours to release
+    try:
+        held = _hold_stops()
+        try:
+            assert set(held) == _stops() - {int(signal.SIGHUP)}
+        finally:
+            _release_stops(held)
+        assert _blocked() & _stops() == {int(signal.SIGHUP)}
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_m66_the_stops_are_released_after_a_run_and_when_its_process_cannot_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """A command that ran (``main`` called in a notebook or a service) leaves its caller's signal mask as it found it;
+    so does one whose run process could not be started (the system's process limit)."""
+    import argparse
+    import multiprocessing
+
+    from oloproof_nb.cli import process
+
+    assert not _blocked() & _stops()
+    root = write_suite(tmp_path / "suite", [make_case("c0")], release=PASSABLE)
+    assert main(["run", str(root), "--out", str(tmp_path / "run"), "--quiet"]) in (0, 1)
+    capfd.readouterr()
+    assert not _blocked() & _stops()
+
+    real = multiprocessing.get_context("spawn")
+
+    class NoProcess:
+        def __init__(self, **kwargs: object) -> None:
+            pass
+
+        def start(self) -> None:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    class Context:
+        Process = NoProcess
+
+        def Pipe(self, duplex: bool) -> object:  # noqa: N802 - as multiprocessing names it
+            return real.Pipe(duplex=duplex)
+
+    monkeypatch.setattr(process.multiprocessing, "get_context", lambda method: Context())
+    with pytest.raises(BlockingIOError):
+        process.run_in_child(argparse.Namespace(), {}, None)
+    assert not _blocked() & _stops()

@@ -1168,6 +1168,9 @@ def test_a_folder_with_one_unfinished_log_is_an_unfinished_run(logs: dict[str, P
     # the gate says why in the Inspect AI log's own terms (mutation round 12, G15)
     assert op.gate(run, release={"criteria": {"match": 0.5}, **LOOSE}).reason.startswith(
         "unfinished: the Inspect AI eval did not finish (its log status is not 'success')")
+    # its repr says so on its second line, in the same terms (mutation round M66: no case count of a plan it lacks)
+    assert repr(run).splitlines()[1] == ("  not finished: the Inspect AI eval did not finish (its log status is not "
+                                         "'success')")
 
 
 # -- edges found by mutation testing (round 4) ---------------------------------------------------------------

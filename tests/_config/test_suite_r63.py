@@ -86,3 +86,47 @@ def test_other_labels_given_by_replace_are_refused(make_suite: Callable[..., Pat
     given = dataclasses.replace(suite, labels={"t": [{"case_id": f"{s}~t", "valid": True} for s in SOURCES]})
     assert _refused(given, tmp_path / "run").startswith("suite.labels['t'][0] is {'case_id': 'c00~t', 'valid': True} "
                                                         "(read as {'case_id': 'c00~t', 'labeler': 'ana'")
+
+
+# Mutation round M66: what the tests above let pass.
+
+
+def test_a_suite_not_made_by_load_suite_has_no_labels_read_to_compare(make_suite: Callable[..., Path]) -> None:
+    """A Suite built by hand (no ``_labels_read``) is not refused for its labels: there is nothing to compare with."""
+    loaded = _suite(make_suite)
+    by_hand = op.Suite(root=loaded.root, config=loaded.config, release=loaded.release, cases_file=loaded.cases_file,
+                       n_cases=loaded.n_cases, labels={"t": [{"case_id": "c00~t", "valid": False, "labeler": "bo"}]})
+    assert by_hand.refuse_edited_labels() is None
+
+
+@pytest.mark.parametrize(("labels", "said"), [
+    ([], "suite.labels is a list, not the labels load_suite read (a dict of transform name to judgements); load the "
+         "suite again (op.load_suite)"),
+    ({"t": "c00~t"}, "suite.labels['t'] is a str, not a list of judgements: the labels were edited after load_suite "
+                     "read them from "),
+])
+def test_labels_of_another_shape_are_refused_in_one_line(make_suite: Callable[..., Path], labels: Any,
+                                                          said: str) -> None:
+    given = dataclasses.replace(_suite(make_suite), labels=labels)
+    with pytest.raises(OloproofError) as caught:
+        given.refuse_edited_labels()
+    assert str(caught.value).startswith(said) and "\n" not in str(caught.value)
+
+
+def test_a_resume_is_not_refused_for_labels_edited_since(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A resumed run keeps the labels its manifest stores: an edit of ``suite.labels`` since is no reason to refuse
+    it, and the run's labels stay the 19 judgements of the file (hand count: 19 labeled of 20 pairs)."""
+    suite = _suite(make_suite)
+
+    def stop(done: int, total: int) -> None:
+        if done >= 5:
+            raise KeyboardInterrupt
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(KeyboardInterrupt):
+            op.run(suite, out=tmp_path / "run", progress=stop)
+        suite.labels["t"].append({"case_id": "c17~t", "valid": True, "labeler": "ana"})
+        run = op.run(suite, out=tmp_path / "run", resume=True, progress=False)
+    v = op.validity(run).iloc[0]
+    assert run.finished and (int(v.labeled), int(v.derived)) == (19, 20)

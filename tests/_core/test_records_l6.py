@@ -31,3 +31,12 @@ def test_a_stored_suite_field_cannot_be_deleted() -> None:
     with pytest.raises(AttributeError, match=r"^release: a field of manifest.json cannot be deleted"):
         del stored.release
     assert stored.release is None
+
+
+def test_m66_deleting_a_name_that_is_no_field_is_refused_as_pydantic_refuses_it() -> None:
+    """Mutation round M66: only fields are kept by the override; any other name goes to pydantic, which says it has
+    no such attribute (a ``del`` that did nothing would hide a typo)."""
+    manifest = _manifest()
+    with pytest.raises(AttributeError, match="finshed_at"):
+        del manifest.finshed_at
+    assert manifest.model_dump() == _manifest().model_dump()

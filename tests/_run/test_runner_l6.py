@@ -44,6 +44,7 @@ def test_the_stop_line_names_the_signal_the_stop_named(tmp_path: Path, stop: Key
         op.run(root, out=tmp_path / "run", progress=_stop_at(2, stop))
     last = _lines(tmp_path / "run" / "started.jsonl")[-1]
     assert last["stopped"] is True and last.get("signal") == named
+    assert ("signal" in last) == (named is not None)  # a Ctrl-C's stop line has no signal key (no null: M66)
 
 
 def test_stop_signal_names_only_a_signal() -> None:
@@ -71,3 +72,24 @@ def test_a_resume_keeps_the_stops_signal_in_abrupt_ends(tmp_path: Path, signal_n
     op.run(root, out=out, resume=True, progress=False)
     ends = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["abrupt_ends"]
     assert ends == [{"how": how, "rerun": [["c2", 1]]}]
+
+
+@pytest.mark.parametrize(("notes", "read"), [
+    # the process that ran c2 was stopped by a Ctrl-C: the SIGTERM of the process before is not its stop's
+    ([{"stopped": True, "signal": "SIGTERM"}, {"case": "c2", "epoch": 1}, {"stopped": True}], None),
+    # a resume stopped by a Ctrl-C before it started a case: the SIGTERM that cut c2 short is kept
+    ([{"case": "c2", "epoch": 1}, {"stopped": True, "signal": "SIGTERM"}, {"stopped": True}], "SIGTERM"),
+])
+def test_m66_the_stop_signal_read_is_that_of_the_stop_after_the_last_case_started(tmp_path: Path, notes: list,
+                                                                                  read: str | None) -> None:
+    """Mutation round M66: a case run's start forgets the signal of an earlier stop, and a stop that names no
+    signal leaves the one named before it."""
+    root = write_suite(tmp_path / "suite", standard_cases(4), evaluators=EVALUATORS)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        op.run(root, out=out, progress=_stop_at(2, KeyboardInterrupt()))
+    with (out / "started.jsonl").open("a", encoding="utf-8") as handle:
+        for note in notes:
+            handle.write(json.dumps({**note, "at": time.time()}) + "\n")
+    in_flight = read_in_flight(out)
+    assert in_flight is not None and in_flight.stopped and in_flight.stop_signal == read

@@ -335,3 +335,26 @@ def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothin
     assert (verdicts["scrub"], verdicts["answer_matches"]) == ("pass", "pass")
     stored = run.record("c1")["trajectory"]
     assert (len(stored["steps"]), stored["answer"]) == (2, "ok")
+
+
+# Mutation round M66: scores the U28 tests above let through.
+
+
+@pytest.mark.parametrize(("value", "threshold", "expected"), [
+    (np.float32(0.75), 0.5, ("pass", "")), (np.float32(0.25), 0.5, ("fail", "score np.float32(0.25) is below "
+                                                                     "pass_threshold 0.5")),
+    (np.float32("nan"), 0.5, ("missing", "check returned np.float32(nan), not a finite score")),
+    (np.float16("inf"), 0.5, ("missing", "check returned np.float16(inf), not a finite score")),
+    (0, 0, ("pass", "")), (-0.5, 0, ("fail", "score -0.5 is below pass_threshold 0")),  # a threshold of 0 is one
+    ((float("nan"), "no reward recorded"), 1, ("missing", "no reward recorded")),  # the pair's reason is kept
+])
+def test_m66_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, threshold: float,
+                                                              expected: tuple[str, str]) -> None:
+    """A NumPy float that is no Python float (float32, float16) is a score too, NaN and inf among them missing; a
+    pass_threshold of 0 is a threshold (not "none given"); a pair's own reason is kept when its score is NaN."""
+    assert interpret_check(value, threshold) == expected
+
+
+def test_m66_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
+    """The pair's reason does not hide what to do: a score is no verdict until a threshold says so."""
+    assert interpret_check((0.5, "half the outputs")) == ("missing", f"check returned 0.5; {SCORE_HELP}")
