@@ -244,3 +244,29 @@ def waiting_desk(version: str, writer: str, waiter: str, writes: tuple[str, ...]
     Reviews R53 (a draft at the report's path) and C18 (an export writing another locator's file)."""
     roles = repr((writer, waiter, writes, waited))
     return _WAITING_DESK.replace("VERSION", version).replace("ROLES", roles)
+
+
+def done_writer(validator: str) -> str:
+    """A system module whose ``Writer`` writes ``report.txt`` beside itself each case, followed by ``validator``
+    (the source of the validators the suite registers from it, e.g. ``def ok(path): return True``)."""
+    return '''
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+class Writer:
+    version = "r64"
+
+    def reset(self, state):
+        pass
+
+    def snapshot(self):
+        return {}
+
+    def run(self, input):
+        (ROOT / "report.txt").write_text("all good\\n", encoding="utf-8")
+        return {"steps": [], "answer": "done", "status": "completed"}
+
+
+''' + validator

@@ -10,33 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _outcome_systems import done_writer
 
 import oloproof_nb as op
 from oloproof_nb.errors import RunDirError
 
-SYSTEM = '''
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent
-
-
-class Writer:
-    version = "r64"
-
-    def reset(self, state):
-        pass
-
-    def snapshot(self):
-        return {}
-
-    def run(self, input):
-        (ROOT / "report.txt").write_text("all good\\n", encoding="utf-8")
-        return {"steps": [], "answer": "done", "status": "completed"}
-
-
-def ok(path):
-    return True
-'''
+SYSTEM = done_writer('def ok(path):\n    return True\n')
 
 
 def test_a_receipt_exit_code_beyond_int64_is_a_damaged_record_named_by_its_line(make_suite: Callable[..., Path],

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _outcome_systems import done_writer
 
 import oloproof_nb as op
 from oloproof_nb._core.receipts import OutcomeContract, classify_outcome
@@ -62,29 +63,7 @@ def test_an_observe_dict_with_an_exit_code_beyond_64_bits_is_invalid_evidence() 
     assert why is not None and why.startswith("observe() returned invalid evidence: validator_exit_code: ")
 
 
-SYSTEM = '''
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent
-
-
-class Writer:
-    version = "r64"
-
-    def reset(self, state):
-        pass
-
-    def snapshot(self):
-        return {}
-
-    def run(self, input):
-        (ROOT / "report.txt").write_text("all good\\n", encoding="utf-8")
-        return {"steps": [], "answer": "done", "status": "completed"}
-
-
-def huge(path):
-    return 2**70
-'''
+SYSTEM = done_writer('def huge(path):\n    return 2**70\n')
 
 
 def test_a_run_whose_validator_returns_2_to_the_70_finishes_with_the_receipt_unverified(
