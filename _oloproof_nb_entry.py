@@ -35,7 +35,9 @@ _STOPPING = ("SIGTERM", "SIGHUP")
 #: process by default and can be handled, all but these (``oloproof_nb.cli.process.NOT_HOOK_STOPS``; a test holds
 #: the two equal): SIGQUIT, SIGUSR1, SIGALRM, ... ended it 128 + N (review L7).
 _NOT_STOPPING = frozenset({"SIGKILL", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCONT", "SIGCHLD", "SIGURG",
-                           "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+                           "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"}
+                          | ({"SIGIO"} if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd"))
+                             else set()))
 
 
 #: The commands that take ``--json`` (``oloproof_nb.cli.parser.JSON_COMMANDS``).

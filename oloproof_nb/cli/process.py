@@ -326,8 +326,12 @@ class Stopped(KeyboardInterrupt):
 #: it cannot be caught, or it is raised by a fault of the process's own (a handler for a real SIGSEGV, SIGBUS, SIGFPE
 #: or SIGILL returns to the faulting instruction, which faults again: the hook would hang instead of dying). The
 #: console script's module keeps the same list (``_oloproof_nb_entry._NOT_STOPPING``; a test holds them equal).
+#: SIGIO ends a process on Linux (signal(7)) but is discarded by default on macOS and the BSDs (sigaction(2)), as
+#: SIGURG is: there it is left alone too (review F64).
 NOT_HOOK_STOPS = frozenset({"SIGKILL", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCONT", "SIGCHLD", "SIGURG",
-                            "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+                            "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"}
+                           | ({"SIGIO"} if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd"))
+                              else set()))
 
 
 def signal_name(signum: int) -> str:
