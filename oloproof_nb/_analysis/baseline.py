@@ -25,7 +25,7 @@ from ..errors import OloproofError, terminal_text
 from .columns import TEXT, Column, FrameSpec
 from .frames import ended_case_runs
 from .reduce import epoch_counts
-from .run import Run, expected_case_runs, stored_labels
+from .run import Run, expected_case_runs, stored_pair_labels
 from .run_checks import changed_checks, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["Baseline", "BASELINE_RATES", "IDLE_COLUMNS", "as_baseline", "baseline_rates", "check_baseline_config",
@@ -196,7 +196,7 @@ def check_baseline_config(run: Run, idle: Run) -> None:
                             "op.baseline(suite) on the suite of this run")
     moved = unscored_difference(run, idle)
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows
-        relabeled = label_difference(stored_labels(run), stored_labels(idle))
+        relabeled = label_difference(stored_pair_labels(run), stored_pair_labels(idle))
         how = (f"made with other validity labels than run {run.run_id} ({relabeled})" if relabeled else
                f"whose suite checks the validity labels otherwise than run {run.run_id}'s "
                f"({validity_check_difference(run, idle)})")

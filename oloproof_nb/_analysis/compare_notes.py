@@ -17,9 +17,10 @@ from .._config.cases import repeats_note
 from .._config.release import ReleaseConfig, flat_settings, relaxed_settings, setting_change
 from .._core.bootstrap import PAIRED_BOOTSTRAP_MIN_CLUSTERS
 from .._core.canonical import canonical_json
+from .._version import __version__
 from .gate_reasons import abrupt_ends, abrupt_ends_note
 from .gate_settings import ReleaseLike, relaxed_note
-from .run import Run, stored_labels
+from .run import Run, stored_pair_labels
 from .run_checks import label_difference
 from .validity import broken_copies, checked_transforms, unscored_copies, unscored_note
 
@@ -119,7 +120,7 @@ def comparison_notes(base_run: Run, cand_run: Run, release: ReleaseLike | None, 
              else "the default settings (the runs were made without release.yaml)")
     notes_all = [relaxed_note(relaxed, given, verb="compared", than=than)] if relaxed else []
     notes_all += _config_notes(base_run, cand_run, changed)
-    relabeled = label_difference(stored_labels(base_run), stored_labels(cand_run))
+    relabeled = label_difference(stored_pair_labels(base_run), stored_pair_labels(cand_run))
     if relabeled:
         notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
     else:  # as the gate of each run says under its table: rows no criterion counts
@@ -177,13 +178,31 @@ def metadata_changes(base: Run, candidate: Run, paired: pd.DataFrame, changed: d
     return dict.fromkeys(checks, how)
 
 
+def _one_release(releases: tuple[str, str]) -> str:
+    """Which run to make again, and with which release, for two runs made by ``releases`` (base, candidate): the one
+    the installed release did not make, with it; both, with one release, when it made neither. "Run the base again
+    with this release" named neither release when the base was the newer run (review L8).
+
+    Examples
+    --------
+    >>> _one_release(("0.0.1", __version__)) == f"run the base again with the installed oloproof_nb {__version__}"
+    True
+    >>> _one_release(("0.0.1", "0.0.2")) == f"run both again with one release (oloproof_nb {__version__} is installed)"
+    True
+    """
+    for run, other in (("base", releases[1]), ("candidate", releases[0])):
+        if other == __version__:
+            return f"run the {run} again with the installed oloproof_nb {__version__}"
+    return f"run both again with one release (oloproof_nb {__version__} is installed)"
+
+
 def _config_notes(base: Run, candidate: Run, changed: dict[str, str]) -> list[str]:
     notes = []
     releases = base.manifest.oloproof_nb, candidate.manifest.oloproof_nb
     if releases[0] != releases[1]:  # a resume, or a pool, of two releases is refused: their rules may differ
         notes.append(f"the runs were made by different oloproof_nb releases ({releases[0]} the base, {releases[1]} "
                      "the candidate), which may judge a case otherwise: a flip may be the rules' change, not the "
-                     "system's; run the base again with this release to compare the systems alone")
+                     f"system's; {_one_release(releases)} to compare the systems alone")
     b = {ev.name for ev in base.config.evaluators}
     c = {ev.name for ev in candidate.config.evaluators}
     for name in (ev.name for ev in base.config.evaluators):

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._config.shared_rules import ignored_paths, shared_list_rules
 from .._config.suite_config import SuiteConfig
-from .._core.labels import invalid_copies
+from .._core.labels import Label, invalid_copies
 from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import ENDED, CaseRecord, PairRow, ReceiptRow, RunVerdictRow
@@ -140,11 +140,11 @@ def pairs_per_transform(config: SuiteConfig, n_cases: int) -> int:
     return n_cases // (1 + len(config.metamorphic.transforms))
 
 
-def unscored_cases(config: SuiteConfig, labels: Mapping[str, Sequence[Mapping[str, Any]]],
+def unscored_cases(config: SuiteConfig, labels: Mapping[str, Mapping[str, Label]],
                    n_cases: int) -> frozenset[str]:
     """The copies no criterion scores in a run of ``config`` with ``n_cases`` cases an epoch (its manifest's):
     those labeled invalid by a transform whose labels are checked (:func:`~oloproof_nb._core.labels.invalid_copies`
-    over the :func:`pairs_per_transform`)."""
+    over the :func:`pairs_per_transform`); ``labels``: each transform's pair labels (the Run's, worked out once)."""
     transforms = config.metamorphic.transforms
     if not transforms:
         return frozenset()

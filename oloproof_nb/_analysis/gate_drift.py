@@ -19,8 +19,9 @@ from .._config.labels import load_labels
 from .._config.release import ReleaseConfig, flat_settings, load_release, setting_change
 from .._config.suite import RELEASE_FILE
 from .._config.suite_config import SUITE_FILE, SuiteConfig, parse_suite_config
+from .._core.labels import pair_labels
 from ..errors import LabelFileError, OloproofError, warn_at_caller
-from .run import Run, stored_labels
+from .run import Run, stored_pair_labels
 from .run_checks import label_difference
 
 __all__ = ["release_drift", "label_drift", "suite_drift", "drift_sentences", "suite_folder", "release_now",
@@ -170,7 +171,7 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     if root is None:
         return []
     out = []
-    stored = stored_labels(run)
+    stored = stored_pair_labels(run)  # the Run's, worked out once (review L8)
     for transform in run.config.metamorphic.transforms:
         path = root / transform.validity_labels
         if not path.is_file():
@@ -185,7 +186,8 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
             continue
         except (OloproofError, OSError):
             continue
-        change = label_difference({transform.name: stored.get(transform.name, [])}, {transform.name: now})
+        change = label_difference({transform.name: stored.get(transform.name, {})},
+                                  {transform.name: pair_labels(now)})
         if change:
             out.append((path, change))
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -36,6 +36,7 @@ from .._config.files import folder_problem
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
 from .._config.suite_config import SuiteConfig, parse_suite_config
+from .._core.labels import Label
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from .._run.locate import runs_hint
 from .._run.states import StateReader
@@ -47,7 +48,8 @@ from .columns import FRAMES
 from .journal import Journal
 from .run_copy import ColumnarCopy
 
-__all__ = ["Run", "load_run", "as_run", "run_directory", "stored_labels", "expected_case_runs", "case_run_unit"]
+__all__ = ["Run", "load_run", "as_run", "run_directory", "stored_pair_labels", "expected_case_runs",
+           "case_run_unit"]
 
 R = TypeVar("R", bound="Run")
 
@@ -462,7 +464,7 @@ class Run(ColumnarCopy):
     @cached_property
     def _unscored_ids(self) -> frozenset[str]:
         """:attr:`unscored_ids`, worked out once."""
-        return frames.unscored_cases(self._config, self._labels, self._as_read.n_cases)
+        return frames.unscored_cases(self._config, self._pair_labels, self._as_read.n_cases)
 
     def replay_tally(self) -> tuple[int, int, int]:
         """``(live, cached, unscored)``: the replay runs (control and faulted, the records of
@@ -625,15 +627,16 @@ def case_run_unit(run: Run) -> str:
     return "case runs" if any(r.manifest.epochs > 1 for r in run.runs) else "cases"
 
 
-def stored_labels(run: Run) -> Mapping[str, Sequence[Mapping[str, Any]]]:
-    """The validity labels ``run`` judges by, for reading inside the package: the Run's own, not a copy.
+def stored_pair_labels(run: Run) -> Mapping[str, Mapping[str, Label]]:
+    """Each transform's pair labels (:func:`~oloproof_nb._core.labels.pair_labels`) of the validity labels ``run``
+    judges by, for reading inside the package: the Run's own, not a copy, worked out once a Run.
 
-    :attr:`Run.labels` gives a deep copy each read (an edit of it must never reach the gate), and the gate,
-    ``op.validity`` and their helpers read the labels several times: at 50,000 judgements each copy took 0.15 s,
-    and the gate and ``op.validity`` of the 100,000-case benchmark 0.46 and 0.16 s more (0.33 s cold before the
-    copies). What reads them here never edits them.
+    :attr:`Run.labels` gives a deep copy each read (an edit of it must never reach the gate): at 50,000 judgements
+    each copy took 0.15 s. ``op.validity``, the copies the verdicts leave out (:attr:`Run.unscored_ids`) and the
+    gate's label-drift check read the labels' majorities, each of them working them out again until review L8
+    (four times a gate). What reads them here never edits them.
     """
-    return run._labels
+    return run._pair_labels
 
 
 def load_run(directory: str | Path) -> Run:

@@ -19,7 +19,7 @@ from .._config.files import yaml_number
 from .._config.imports import CODE_KEY
 from .._config.shared_rules import ignored_paths, shared_list_rules
 from .._core.evaluator import Evaluator
-from .._core.labels import pair_labels
+from .._core.labels import Label
 from ..errors import OloproofError
 from ..evaluators.fault import replay_judges
 from ..evaluators.metamorphic import MetamorphicRelation
@@ -49,14 +49,14 @@ def validity_check_difference(a: Run, b: Run) -> str:
     return "other transforms or another case file"
 
 
-def label_difference(a: Mapping[str, Sequence[Mapping[str, Any]]], b: Mapping[str, Sequence[Mapping[str, Any]]],
-                     ) -> str:
+def label_difference(a: Mapping[str, Mapping[str, Label]], b: Mapping[str, Mapping[str, Label]]) -> str:
     """How two runs' validity labels differ (``transform injected: ord-024~injected is labeled otherwise``), or
     empty when every pair has the same label (the majority of its judgements) in both: a reworded note, or one
     more judgement that changes no majority, is no difference. ``op.load_runs`` refuses to pool such runs,
-    ``op.compare`` notes them, and a baseline whose labels leave out other copies than the run's is refused."""
+    ``op.compare`` notes them, and a baseline whose labels leave out other copies than the run's is refused.
+    ``a``, ``b``: each transform's pair labels (:func:`~.run.stored_pair_labels` of a Run, worked out once)."""
     for transform in sorted(set(a) | set(b)):
-        left, right = pair_labels(a.get(transform, [])), pair_labels(b.get(transform, []))
+        left, right = a.get(transform, {}), b.get(transform, {})
         if left != right:
             case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
             return f"transform {transform}: {case_id} is labeled otherwise"

@@ -17,6 +17,7 @@ noticed (:meth:`ColumnarCopy._same_copy`) and reading from it refused.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .._config.suite_config import SuiteConfig
+from .._core.labels import Label, pair_labels
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, RunVerdictRow, StoredSuite
 from .._run.states import StateReader
@@ -93,6 +95,13 @@ class ColumnarCopy:
     if TYPE_CHECKING:  # the Run's (the manifest it holds)
         @property
         def manifest(self) -> Manifest: ...
+
+    @cached_property
+    def _pair_labels(self) -> dict[str, dict[str, Label]]:
+        """Each transform's pair labels (:func:`~oloproof_nb._core.labels.pair_labels` of :attr:`_labels`), worked
+        out once: ``op.validity``, the copies the verdicts leave out and the gate's label check read them, and the
+        gate worked them out four times (50,000 judgements of the 100,000-case benchmark; review L8)."""
+        return {name: pair_labels(judgements) for name, judgements in self._labels.items()}
 
     def _take_manifest(self, manifest: Manifest) -> None:
         """Hold ``manifest`` as the run's (``run.manifest`` gives this very object: a copy each read would be 12 MB at
@@ -241,7 +250,7 @@ class ColumnarCopy:
         self._manifest_read = None  # read by the caller from a file whose size and mtime it did not keep
         self._frames.clear()
         self._replaced.clear()
-        for name in ("records", "replay_records", "_unscored_ids", "_repeated_replays"):
+        for name in ("records", "replay_records", "_unscored_ids", "_repeated_replays", "_pair_labels"):
             self.__dict__.pop(name, None)
 
     def _keep_in_memory(self, exc: OSError, manifest: Manifest) -> None:
@@ -320,7 +329,7 @@ class ColumnarCopy:
                              manifest.epochs)
         return frames.journal_items(chunks if done is None else _counted(chunks, done), self._config.tool_errors,
                                     run_scope, self._some_states,
-                                    frames.unscored_cases(self._config, self._labels, n_cases))
+                                    frames.unscored_cases(self._config, self._pair_labels, n_cases))
 
     def _run_scope(self, records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
         """Verdicts judged across cases (metamorphic pairs), from every case record."""

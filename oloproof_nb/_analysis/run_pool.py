@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._run.baseline import NOOP_VERSION
 from ..errors import OloproofError, cut_middle, terminal_text
-from .run import Run, run_directory, stored_labels
+from .run import Run, run_directory, stored_pair_labels
 from .run_checks import changed_checks, check_one_code, label_difference, unscored_difference, validity_check_difference
 
 __all__ = ["pool", "load_runs", "directory_list"]
@@ -62,7 +62,7 @@ def pool(cls: type[R], runs: Sequence[Run]) -> R:
                                 "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
                                 "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
                                 "after pooling runs made with the same one")
-        relabeled = label_difference(stored_labels(first), stored_labels(other))
+        relabeled = label_difference(stored_pair_labels(first), stored_pair_labels(other))
         if relabeled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
             raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
                                 f"({relabeled}); pool runs made with the same label files, or run the suite "

@@ -16,10 +16,10 @@ import pandas as pd
 
 from .._config.files import yaml_number
 from .._config.release import parse_release
-from .._core.labels import validity_row
+from .._core.labels import Label, labels_row, pair_labels
 from . import frames
 from .columns import VALIDITY
-from .run import Run, as_run, stored_labels
+from .run import Run, as_run, stored_pair_labels
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "unchecked_reasons", "validity",
            "unscored_copies", "broken_copies", "unscored_note", "broken_note"]
@@ -90,9 +90,16 @@ def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapp
     >>> int(row.labeled), float(row.rate), bool(row.checked)
     (2, 0.5, False)
     """
+    return _table(transforms, {name: pair_labels(judgements) for name, judgements in labels.items()}, derived,
+                  confidence)
+
+
+def _table(transforms: Iterable[Any], labels: Mapping[str, Mapping[str, Label]], derived: Mapping[str, int],
+           confidence: float) -> pd.DataFrame:
+    """:func:`validity_table` of each transform's pair labels (a Run's, worked out once: review L8)."""
     rows = []
     for t in transforms:
-        row = validity_row(labels.get(t.name, []), derived.get(t.name, 0), t.minimum_validity, confidence)
+        row = labels_row(labels.get(t.name, {}), derived.get(t.name, 0), t.minimum_validity, confidence)
         rows.append({"transform": t.name, **row})
     table = VALIDITY.from_columns({c: [row[c] for row in rows] for c in VALIDITY_COLUMNS})
     table.attrs["confidence"] = confidence  # the Wilson intervals' level, for a plot's label
@@ -152,7 +159,7 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     cases = run.cases
     derived = {t.name: max(suite_pairs, cases.loc[cases["transform"] == t.name, "case_id"].nunique())
                for t in transforms}
-    table = validity_table(transforms, stored_labels(run), derived, confidence)
+    table = _table(transforms, stored_pair_labels(run), derived, confidence)
     if len(run.runs) > 1:  # pooled: checked in every run too (see checked_transforms)
         each = [checked_transforms(member) for member in run.runs]
         table["checked"] = [bool(c) and all(e[t] for e in each) for t, c in zip(table["transform"], table["checked"],
@@ -175,12 +182,12 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
     """Transform name → why it is not checked in this run, for each transform that is not: the pairs without a
     label (the first three named), or the valid share below ``minimum_validity``."""
     out: dict[str, str] = {}
-    cases, judged = run.cases, stored_labels(run)
+    cases, judged = run.cases, stored_pair_labels(run)
     for t in validity(run).itertuples():
         if t.checked:
             continue
         if t.labeled < t.derived:
-            labeled = {str(j["case_id"]) for j in judged.get(str(t.transform), [])}
+            labeled = set(judged.get(str(t.transform), {}))
             unlabeled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labeled)
             missing = t.derived - t.labeled
             out[str(t.transform)] = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no "

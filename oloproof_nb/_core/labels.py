@@ -24,7 +24,7 @@ from ..errors import quote_value
 from .binomial import wilson
 
 __all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
-           "invalid_copies", "validity_row", "transform_checked"]
+           "invalid_copies", "validity_row", "labels_row", "transform_checked"]
 
 #: Keys a judgement line may have; ``case_id`` and ``valid`` are required.
 JUDGEMENT_KEYS: tuple[str, ...] = ("case_id", "valid", "labeler", "note", "digest")
@@ -146,7 +146,7 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
     return {case_id: _majority(v) for case_id, v in votes.items()}
 
 
-def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_validity: Mapping[str, float],
+def invalid_copies(labels: Mapping[str, Mapping[str, Label]], minimum_validity: Mapping[str, float],
                    n_derived: int) -> frozenset[str]:
     """The derived case ids whose pair is labeled ``invalid`` (the majority of its judgements; a tie), of the
     transforms whose labels are **checked** (:func:`transform_checked`: every one of its ``n_derived`` pairs
@@ -159,8 +159,9 @@ def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_va
 
     Parameters
     ----------
-    labels : mapping of str to iterable of mapping
-        Judgements by transform (ids already checked to be derived cases of the suite, as the suite loads them).
+    labels : mapping of str to mapping of str to Label
+        Each transform's pair labels (:func:`pair_labels` of its judgements, whose ids are already checked to be
+        derived cases of the suite, as the suite loads them): a Run works them out once (review L8).
     minimum_validity : mapping of str to float
         Each declared transform's ``minimum_validity``; labels of another transform are ignored.
     n_derived : int
@@ -170,15 +171,16 @@ def invalid_copies(labels: Mapping[str, Iterable[Mapping[str, Any]]], minimum_va
     --------
     >>> js = [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}, {"case_id": "c~t", "valid": True},
     ...       {"case_id": "d~t", "valid": True}, {"case_id": "d~t", "valid": False}]
-    >>> sorted(invalid_copies({"t": js}, {"t": 0.5}, 4))   # 2 of 4 valid: checked at 0.5
+    >>> pairs = {"t": pair_labels(js)}
+    >>> sorted(invalid_copies(pairs, {"t": 0.5}, 4))   # 2 of 4 valid: checked at 0.5
     ['a~t', 'd~t']
-    >>> invalid_copies({"t": js}, {"t": 0.6}, 4), invalid_copies({"t": js}, {"t": 0.5}, 5)  # 0.5 < 0.6; 4 of 5 labeled
+    >>> invalid_copies(pairs, {"t": 0.6}, 4), invalid_copies(pairs, {"t": 0.5}, 5)  # 0.5 < 0.6; 4 of 5 labeled
     (frozenset(), frozenset())
     """
     out: set[str] = set()
-    for transform, judgements in labels.items():
-        if transform in minimum_validity and transform_checked(judgements, n_derived, minimum_validity[transform]):
-            out.update(case_id for case_id, label in pair_labels(judgements).items() if label == "invalid")
+    for transform, pairs in labels.items():
+        if transform in minimum_validity and labels_row(pairs, n_derived, minimum_validity[transform])["checked"]:
+            out.update(case_id for case_id, label in pairs.items() if label == "invalid")
     return frozenset(out)
 
 
@@ -213,7 +215,21 @@ def validity_row(judgements: Iterable[Mapping[str, Any]], n_derived: int, minimu
     >>> row["derived"], row["labeled"], row["valid"], row["checked"]
     (3, 2, 1, False)
     """
-    labels = pair_labels(judgements)
+    return labels_row(pair_labels(judgements), n_derived, minimum_validity, confidence)
+
+
+def labels_row(labels: Mapping[str, Label], n_derived: int, minimum_validity: float,
+               confidence: float = 0.95) -> dict[str, Any]:
+    """:func:`validity_row` of the transform's pair labels (:func:`pair_labels` of its judgements), for a caller
+    that already has them: a Run works its pair labels out once, for ``op.validity``, the copies its verdicts leave out
+    and the gate's label check alike (review L8).
+
+    Examples
+    --------
+    >>> labels_row({"a~t": "valid", "b~t": "invalid"}, 3, 0.5) == validity_row(
+    ...     [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": False}], 3, 0.5)
+    True
+    """
     labeled = len(labels)
     valid = sum(1 for label in labels.values() if label == "valid")
     n = n_derived

@@ -79,8 +79,12 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
         return from_inspect(Path(args.run_dir), cluster=args.cluster, state_key=args.state_key,
                             pass_threshold=args.pass_threshold)
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
+        # a run folder's python checks read their scores when the suite runs: "for Inspect AI logs only" left a user
+        # with a reward check and no word of where its threshold goes (review L8)
+        yaml_hint = ("; a python check's scores pass at its pass_threshold: in oloproof.yaml, read when the suite "
+                     "runs (set it there and run the suite again)") if args.pass_threshold is not None else ""
         raise OloproofError(f"{args.run_dir}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs "
-                            "only; this is not one")
+                            f"only; this is not one{yaml_hint}")
     args.run_dir = _run_dir(args.run_dir, doing, logs=True)
     path = Path(args.run_dir)
     if args.release is not None or getattr(args, "baseline", None):

@@ -50,10 +50,11 @@ def _is_score(value: Any) -> bool:
 
 def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
                    ) -> tuple[Literal["pass", "fail", "missing"], str]:
-    """A score's verdict at ``pass_threshold``: at or above it passes, below fails, NaN and ±inf are missing."""
+    """A score's verdict at ``pass_threshold``: at or above it passes, below fails, NaN and ±inf are missing (the
+    check's own reason after it: alone, ``(nan, "partial credit")`` read as if the check had said why)."""
     value = score.item() if isinstance(score, (np.integer, np.floating)) else score
     if isinstance(value, float) and not math.isfinite(value):
-        return "missing", reason or f"check returned {shown}, not a finite score"
+        return "missing", f"check returned {shown}, not a finite score" + (f"; its reason: {reason}" if reason else "")
     if value >= pass_threshold:
         return "pass", reason
     return "fail", reason or f"score {shown} is below pass_threshold {pass_threshold:g}"
@@ -79,7 +80,7 @@ def interpret_check(value: Any, pass_threshold: float | None = None
     >>> interpret_check(1.0, pass_threshold=1.0), interpret_check(0.5, pass_threshold=1.0)
     (('pass', ''), ('fail', 'score 0.5 is below pass_threshold 1'))
     """
-    reason = ""
+    reason, returned = "", value
     if isinstance(value, tuple) and len(value) == 2 and (value[1] is None or isinstance(value[1], str)):
         value, why = value  # a reason is text: (True, False) is two conditions, not a verdict and its reason
         reason = "" if why is None else storable(why)
@@ -91,7 +92,8 @@ def interpret_check(value: Any, pass_threshold: float | None = None
     if _is_score(value):
         if pass_threshold is not None:
             return _score_verdict(value, shown, reason, pass_threshold)
-        return "missing", f"check returned {shown}; {_A_SCORE}"
+        # the pair as returned, its reason with it: "check returned 0.5" hid the reason and that it was a pair
+        return "missing", f"check returned {quote(returned, 80) if returned is not value else shown}; {_A_SCORE}"
     if isinstance(value, tuple) and len(value) == 2:  # a pair whose reason is not text
         return "missing", (f"check returned {shown}: the second item of a (verdict, reason) pair is its reason, "
                            f"text, not {type(value[1]).__name__} (two conditions? return both and-ed); {_ALLOWED}")

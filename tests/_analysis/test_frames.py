@@ -178,8 +178,7 @@ def test_the_unscored_copies_of_each_checked_transform() -> None:
     transforms = [Transform(name=name, field="q", template="{value}!", validity_labels=f"{name}.jsonl",
                             minimum_validity=0.5) for name in ("t", "u")]
     config = SimpleNamespace(metamorphic=SimpleNamespace(transforms=transforms))
-    labels = {"t": [{"case_id": "s1~t", "valid": False}, {"case_id": "s2~t", "valid": True}],
-              "u": [{"case_id": "s1~u", "valid": True}, {"case_id": "s2~u", "valid": False}]}
+    labels = {"t": {"s1~t": "invalid", "s2~t": "valid"}, "u": {"s1~u": "valid", "s2~u": "invalid"}}
     assert frames.unscored_cases(config, labels, 6) == {"s1~t", "s2~u"}  # type: ignore[arg-type]
 
 

@@ -1306,3 +1306,48 @@ def test_run_cluster_ids_missing_or_unhashable_go_to_is_clustered(column: pd.Ser
             gate_module._ids_repeat(column)
     else:
         assert gate_module._ids_repeat(column) is True
+
+
+def test_l8_the_gate_works_out_the_stored_pair_labels_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review L8: the majorities of the labels a run stored (``pair_labels``) were worked out four times a gate
+    (``op.validity``, the copies the verdicts leave out, twice, and the label-drift check), each a pass over 50,000
+    judgements at 100,000 cases. Counted, not timed: once for the stored labels of each transform, once for the
+    label file as it is now (the drift check), with the gate's verdicts and its drift line unchanged."""
+    import sys
+
+    from _metamorphic_systems import DIRECTED, case, relabel, transform, write_labels
+
+    import oloproof_nb._core.labels as core_labels
+
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "sysmod.py").write_text(DIRECTED, encoding="utf-8")
+    ids = ["c1", "c2", "c3", "c4", "c5"]
+    (root / "cases.jsonl").write_text("".join(json.dumps(case(i)) + "\n" for i in ids), encoding="utf-8")
+    (root / "oloproof.yaml").write_text(yaml.safe_dump({
+        "name": "labels", "system": "sysmod:Directed", "evaluators": [{"type": "answer_matches"}],
+        "metamorphic": {"transforms": [transform("t", "!answer", minimum_validity=0.5)]}}), encoding="utf-8")
+    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.1}}), encoding="utf-8")
+    write_labels(root, "t", [{"case_id": f"{i}~t", "valid": i != "c1"} for i in ids])
+    run_suite(root)
+    relabel(root / "labels" / "t.jsonl", {"c1~t": True})  # the drift check reads the file and compares
+    run = op.load_run(root / "runs" / "r")
+    stored = run.labels["t"]
+    counted = core_labels.pair_labels
+    seen: list[bool] = []
+
+    def counting(judgements: Any) -> Any:
+        judgements = list(judgements)
+        seen.append(judgements == stored)  # the stored labels, or the file's as it is now
+        return counted(judgements)
+
+    for module in list(sys.modules.values()):
+        ours = getattr(module, "__name__", "").startswith("oloproof_nb")
+        if ours and getattr(module, "pair_labels", None) is counted:
+            monkeypatch.setattr(module, "pair_labels", counting)
+    with pytest.warns(UserWarning, match=r"\(transform t: c1~t is labeled otherwise\)"):
+        g = op.gate(run)
+    assert sorted(seen) == [False, True]  # once each: the stored labels, the file now
+    assert run.unscored_ids == {"c1~t"} and g.unscored == ("c1~t",)
+    assert list(op.validity(run)[["labeled", "valid", "checked"]].iloc[0]) == [5, 4, True]
+    assert sorted(seen) == [False, True]  # op.validity and the copies left out: the Run's, not worked out again

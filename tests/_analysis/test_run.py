@@ -199,19 +199,26 @@ def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path
 
 def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
     """Pairs are compared by their labels (the majority of their judgements, a tie invalid), so runs pool unless
-    a pair's label differs; the difference named is the first case id in order, of a transform either run holds."""
+    a pair's label differs; the difference named is the first case id in order, of a transform either run holds.
+    ``label_difference`` reads each run's pair labels (``stored_pair_labels``, worked out once a Run: review L8)."""
     from oloproof_nb._analysis.run_checks import label_difference
+    from oloproof_nb._core.labels import Label, pair_labels
 
     def said(case_id: str, *votes: bool) -> list[dict[str, object]]:
         return [{"case_id": case_id, "valid": v} for v in votes]
 
+    def differ(a: dict[str, list[dict[str, object]]], b: dict[str, list[dict[str, object]]]) -> str:
+        def pairs(x: dict[str, list[dict[str, object]]]) -> dict[str, dict[str, Label]]:
+            return {t: pair_labels(js) for t, js in x.items()}
+        return label_difference(pairs(a), pairs(b))
+
     # b~t: valid 2 to 1 in one run, valid by its two votes in the other (the last judgement differs, not the label)
-    assert label_difference({"t": said("b~t", True, True, False)}, {"t": said("b~t", True, True)}) == ""
+    assert differ({"t": said("b~t", True, True, False)}, {"t": said("b~t", True, True)}) == ""
     a = {"t": said("a~t", True) + said("b~t", True) + said("c~t", True)}
     b = {"t": said("a~t", True) + said("b~t", False) + said("c~t", False)}
-    assert label_difference(a, b) == "transform t: b~t is labeled otherwise"  # b~t and c~t differ: b~t first
-    assert label_difference({}, {"u": said("a~u", True)}) == "transform u: a~u is labeled otherwise"
-    assert label_difference({"u": said("a~u", True)}, {}) == "transform u: a~u is labeled otherwise"
+    assert differ(a, b) == "transform t: b~t is labeled otherwise"  # b~t and c~t differ: b~t first
+    assert differ({}, {"u": said("a~u", True)}) == "transform u: a~u is labeled otherwise"
+    assert differ({"u": said("a~u", True)}, {}) == "transform u: a~u is labeled otherwise"
 
 
 def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not_pooled(example_suite: Path,

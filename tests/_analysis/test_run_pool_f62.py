@@ -50,6 +50,32 @@ def test_a_comparison_of_runs_of_two_releases_says_so(make_suite: Callable[..., 
     said = [note for note in op.compare(op.load_run(old), op.load_run(new)).notes if "oloproof_nb releases" in note]
     assert said == [f"the runs were made by different oloproof_nb releases (0.1.0 the base, {op.__version__} the "
                     "candidate), which may judge a case otherwise: a flip may be the rules' change, not the system's; "
-                    "run the base again with this release to compare the systems alone"]
+                    f"run the base again with the installed oloproof_nb {op.__version__} to compare the systems alone"]
     _made_by(old, op.__version__)  # the same release again: no such note
     assert not [note for note in op.compare(op.load_run(old), op.load_run(new)).notes if "oloproof_nb" in note]
+
+
+def test_l8_a_comparison_of_two_releases_names_the_run_to_make_again(make_suite: Callable[..., Path],
+                                                                     tmp_path: Path) -> None:
+    """Review L8: "run the base again with this release" named no release, and told to run the base again when the
+    base was the run of the installed release and the candidate the older one: the run the installed release did not
+    make is named, or both when it made neither."""
+    old, new = _two_runs(make_suite, tmp_path)
+
+    def tail(base: Path, candidate: Path) -> str:
+        said = [n for n in op.compare(op.load_run(base), op.load_run(candidate)).notes if "oloproof_nb releases" in n]
+        assert len(said) == 1, said
+        return said[0].split("the system's; ")[1]
+
+    assert tail(new, old) == (f"run the candidate again with the installed oloproof_nb {op.__version__} to compare "
+                              "the systems alone")
+    assert _releases_named(new, old) == f"({op.__version__} the base, 0.1.0 the candidate)"
+    _made_by(new, "0.1.1")  # neither made by the installed release
+    assert tail(old, new) == (f"run both again with one release (oloproof_nb {op.__version__} is installed) to "
+                              "compare the systems alone")
+
+
+def _releases_named(base: Path, candidate: Path) -> str:
+    """The releases as the note names them, which run each."""
+    note = next(n for n in op.compare(op.load_run(base), op.load_run(candidate)).notes if "oloproof_nb releases" in n)
+    return "(" + note.split("(", 1)[1].split(")", 1)[0] + ")"

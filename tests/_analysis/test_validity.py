@@ -134,7 +134,7 @@ def test_validity_of_a_run(make_suite: Callable[..., Path]) -> None:
 def test_the_gate_and_validity_never_copy_the_runs_labels(make_suite: Callable[..., Path],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """``run.labels`` deep-copies every judgement each read (an edit of it must not reach the gate); the gate, its
-    label-drift check, ``op.validity`` and a pooled run's checks read the Run's own (``stored_labels``): reading
+    label-drift check, ``op.validity`` and a pooled run's checks read the Run's own (``stored_pair_labels``): reading
     the copy, 50,000 judgements made the gate of the 100,000-case benchmark 0.46 s slower warm and ``op.validity``
     0.16 s (``python benchmarks/frames.py --sizes 100000``). Counted, not timed: no read of the copy."""
     from oloproof_nb._analysis.run import Run

@@ -26,7 +26,7 @@ from oloproof_nb._analysis.run_checks import validity_check_difference
 from oloproof_nb._analysis.validity import unchecked_reasons
 from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb._config.vacuity import thin_validity
-from oloproof_nb._core.labels import invalid_copies, transform_checked, validity_row
+from oloproof_nb._core.labels import invalid_copies, pair_labels, transform_checked, validity_row
 
 FAILING = ("c05", "c11", "c17")
 SOURCES = [f"c{i:02d}" for i in range(20)]
@@ -129,8 +129,8 @@ def test_a_tie_and_a_missing_pair_at_the_edge() -> None:
     copies, the tie among them; one pair without a judgement instead of the tie is coverage 19 of 20, not checked."""
     js = [{"case_id": f"c{i}~t", "valid": i < 17, "labeler": "a"} for i in range(19)]
     tie = [{"case_id": "c19~t", "valid": True, "labeler": "a"}, {"case_id": "c19~t", "valid": False, "labeler": "b"}]
-    assert sorted(invalid_copies({"t": js + tie}, {"t": 0.85}, 20)) == ["c17~t", "c18~t", "c19~t"]
-    assert invalid_copies({"t": js}, {"t": 0.85}, 20) == frozenset()
+    assert sorted(invalid_copies({"t": pair_labels(js + tie)}, {"t": 0.85}, 20)) == ["c17~t", "c18~t", "c19~t"]
+    assert invalid_copies({"t": pair_labels(js)}, {"t": 0.85}, 20) == frozenset()
     row = validity_row(js, 20, 0.85)
     assert (row["labeled"], row["valid"], row["coverage"], row["checked"]) == (19, 17, 19 / 20, False)
 
@@ -142,7 +142,7 @@ def test_minimum_validity_zero_and_one(minimum: float) -> None:
     none_valid = [{"case_id": f"c{i}~t", "valid": False} for i in range(4)]
     all_but_tie = [{"case_id": f"c{i}~t", "valid": True} for i in range(3)]
     all_but_tie += [{"case_id": "c3~t", "valid": True, "labeler": "a"}, {"case_id": "c3~t", "valid": False}]
-    left_out = invalid_copies({"t": none_valid}, {"t": minimum}, 4)
+    left_out = invalid_copies({"t": pair_labels(none_valid)}, {"t": minimum}, 4)
     assert len(left_out) == (4 if minimum == 0 else 0)
     assert transform_checked(all_but_tie, 4, minimum) is (minimum == 0)
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from oloproof_nb._core.labels import invalid_copies, parse_judgement, validity_row
+from oloproof_nb._core.labels import Label, invalid_copies, pair_labels, parse_judgement, validity_row
+
+
+def _pairs(labels: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Label]]:
+    """Each transform's pair labels, as a Run gives them to ``invalid_copies``."""
+    return {name: pair_labels(judgements) for name, judgements in labels.items()}
 
 
 def test_a_copy_is_left_out_only_when_every_pair_of_its_transform_is_labeled() -> None:
@@ -13,8 +20,8 @@ def test_a_copy_is_left_out_only_when_every_pair_of_its_transform_is_labeled() -
     and its labels decide nothing: every copy is scored. Labeling e~t valid makes 4 of 5 valid and leaves d~t out."""
     judgements = [{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": True},
                   {"case_id": "c~t", "valid": True}, {"case_id": "d~t", "valid": False}]
-    assert invalid_copies({"t": judgements}, {"t": 0.6}, 5) == frozenset()
-    assert invalid_copies({"t": [*judgements, {"case_id": "e~t", "valid": True}]}, {"t": 0.6}, 5) == {"d~t"}
+    assert invalid_copies(_pairs({"t": judgements}), {"t": 0.6}, 5) == frozenset()
+    assert invalid_copies(_pairs({"t": [*judgements, {"case_id": "e~t", "valid": True}]}), {"t": 0.6}, 5) == {"d~t"}
 
 
 def test_labels_of_a_transform_not_declared_are_ignored_and_no_copies_check_nothing() -> None:
@@ -22,8 +29,8 @@ def test_labels_of_a_transform_not_declared_are_ignored_and_no_copies_check_noth
     transform with no copy has no labeled share to check (0 of 0 is no rate)."""
     gone = [{"case_id": "a~gone", "valid": False}, {"case_id": "b~gone", "valid": True}]
     labels = {"gone": gone, "t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}]}
-    assert invalid_copies(labels, {"t": 0.5}, 2) == {"a~t"}  # 1 of 2 valid, at the minimum 0.5; a~gone is no copy
-    assert invalid_copies({"t": []}, {"t": 0.0}, 0) == frozenset()
+    assert invalid_copies(_pairs(labels), {"t": 0.5}, 2) == {"a~t"}  # 1 of 2 valid, at the minimum; a~gone: no copy
+    assert invalid_copies({"t": {}}, {"t": 0.0}, 0) == frozenset()
 
 
 def test_a_judgement_is_checked_against_an_empty_set_of_derived_ids() -> None:
@@ -54,7 +61,7 @@ def test_invalid_copies_of_every_checked_transform_are_left_out() -> None:
     the last transform's (mutation round 12, L18)."""
     labels = {"t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}],
               "u": [{"case_id": "a~u", "valid": True}, {"case_id": "b~u", "valid": False}]}
-    assert invalid_copies(labels, {"t": 0.5, "u": 0.5}, 2) == {"a~t", "b~u"}
+    assert invalid_copies(_pairs(labels), {"t": 0.5, "u": 0.5}, 2) == {"a~t", "b~u"}
 
 
 @pytest.mark.parametrize("votes", [(), (True,), (False,), (True, False), (False, True), (True, True, False),

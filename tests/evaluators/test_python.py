@@ -346,7 +346,8 @@ def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothin
     (np.float32("nan"), 0.5, ("missing", "check returned np.float32(nan), not a finite score")),
     (np.float16("inf"), 0.5, ("missing", "check returned np.float16(inf), not a finite score")),
     (0, 0, ("pass", "")), (-0.5, 0, ("fail", "score -0.5 is below pass_threshold 0")),  # a threshold of 0 is one
-    ((float("nan"), "no reward recorded"), 1, ("missing", "no reward recorded")),  # the pair's reason is kept
+    ((float("nan"), "no reward recorded"), 1, ("missing", "check returned nan, not a finite score; its reason: no "
+                                                          "reward recorded")),  # the pair's reason is kept (L8: after)
 ])
 def test_m66_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, threshold: float,
                                                               expected: tuple[str, str]) -> None:
@@ -357,4 +358,25 @@ def test_m66_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, thresh
 
 def test_m66_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
     """The pair's reason does not hide what to do: a score is no verdict until a threshold says so."""
-    assert interpret_check((0.5, "half the outputs")) == ("missing", f"check returned 0.5; {SCORE_HELP}")
+    assert interpret_check((0.5, "half the outputs")) == ("missing", f"check returned (0.5, 'half the outputs'); "
+                                                                     f"{SCORE_HELP}")  # the pair as returned (L8)
+
+
+@pytest.mark.parametrize(("value", "threshold", "expected"), [
+    ((float("nan"), "partial credit"), 1, "check returned nan, not a finite score; its reason: partial credit"),
+    ((np.float64("inf"), "over the cap"), 0.5,
+     "check returned np.float64(inf), not a finite score; its reason: over the cap"),
+    ((float("nan"), None), 1, "check returned nan, not a finite score"),
+])
+def test_l8_a_pair_whose_score_is_not_finite_says_so_before_its_reason(value: Any, threshold: float,
+                                                                       expected: str) -> None:
+    """Review L8: ``(nan, "partial credit")`` at a pass_threshold was missing with the reason "partial credit"
+    alone, as if the check had judged the case missing itself; the score that was not finite comes first."""
+    assert interpret_check(value, threshold) == ("missing", expected)
+
+
+@pytest.mark.parametrize("value", [(0.5, "partial credit"), (np.int64(1), "full"), (1.0, None)])
+def test_l8_a_score_and_reason_without_pass_threshold_shows_the_pair_and_what_to_do(value: Any) -> None:
+    """Review L8: ``(0.5, "partial credit")`` without pass_threshold said "check returned 0.5", the reason and that
+    it was a pair gone; it shows what was returned, then what to do (give pass_threshold:)."""
+    assert interpret_check(value) == ("missing", f"check returned {value!r}; {SCORE_HELP}")
