@@ -339,33 +339,40 @@ def _equal(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
 
 # -- changes: what differs from the initial state, with lists aligned by their rule ------------------------
 
-#: What an ignored part of a list element is read as when :func:`_unpinned` aligns the element (no JSON value).
-_HIDDEN = "\x00oloproof: ignored"
+#: What a list element an ``ignore:`` pattern hides whole is read as when :func:`_unpinned` aligns it: the one list
+#: no view holds (a view writes every list as a list of one dict), so no value of a state reads as it.
+_HIDDEN: Any = ()
 
 
 def _unpinned(keys: Keys, rules: _Rules) -> View | None:
     """The :func:`~oloproof_nb._core.lists.align` view of the elements of the list at ``keys``: each element
-    without what an ``ignore:`` pattern hides (a dict key under one is left out, a list element under one
-    is read as a placeholder, at the element's own index), or None when ``rules`` ignore nothing.
+    without what an ``ignore:`` pattern hides (a dict key under one is left out, and so is a list element under
+    one: a list inside the element is read as ``[{index: element}]`` of the positions left, so one that gained or
+    lost an ignored element is the same list, as ``whole`` mode compares it), :data:`_HIDDEN` for an element
+    hidden whole, or None when ``rules`` ignore nothing.
 
     The diff of ``changes`` mode aligns an ``unordered`` list (and the elements without the key field of a
     ``by_key`` one) by equal text; an element whose ignored stamp alone changed has no equal one after the
     case, and was reported as an element removed and the unignored leaves of one added, though ``whole`` mode
-    (which matches elements over the leaves it compares) passed the same state (review R66).
+    (which matches elements over the leaves it compares) passed the same state (review R66). A list read as
+    its elements with a placeholder at each ignored position still did so for an ignored entry appended to a log
+    inside the element (review F65); a placeholder text was also a value a state may hold.
     """
     if not rules.ignore:
         return None
 
     def strip(node: Any, at: Keys) -> Any:
-        if rules.ignored(at):
-            return _HIDDEN
         if isinstance(node, Mapping):
             return {k: strip(v, (*at, str(k))) for k, v in node.items() if not rules.ignored((*at, str(k)))}
-        if isinstance(node, list):
-            return [strip(v, (*at, str(i))) for i, v in enumerate(node)]
+        if isinstance(node, (list, tuple)):
+            return [{str(i): strip(v, (*at, str(i))) for i, v in enumerate(node) if not rules.ignored((*at, str(i)))}]
         return node
 
-    return lambda side, index, element: strip(element, (*keys, str(index)))
+    def view(side: int, index: int, element: Any) -> Any:
+        at = (*keys, str(index))
+        return _HIDDEN if rules.ignored(at) else strip(element, at)
+
+    return view
 
 
 def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Keys, Any, Any]]) -> None:
