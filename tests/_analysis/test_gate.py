@@ -623,15 +623,11 @@ def test_a_moved_suite_whose_suite_file_names_no_suite_is_still_the_one_compared
     assert suite_folder(run) == moved
 
 
-def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
-    """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
-    to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy
-    names the copy's label file, not the unchanged one where the run was made."""
-    import shutil
+def _labeled_run(root: Path) -> Path:
+    """A suite of five sources and their copies under transform ``t`` (c1~t labeled invalid, the rest valid), run
+    into ``root/runs/r``; ``root`` returned."""
+    from _metamorphic_systems import DIRECTED, case, transform, write_labels
 
-    from _metamorphic_systems import DIRECTED, case, relabel, transform, write_labels
-
-    root = tmp_path / "s"
     root.mkdir()
     (root / "sysmod.py").write_text(DIRECTED, encoding="utf-8")
     ids = ["c1", "c2", "c3", "c4", "c5"]
@@ -642,6 +638,18 @@ def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(
     (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.1}}), encoding="utf-8")
     write_labels(root, "t", [{"case_id": f"{i}~t", "valid": i != "c1"} for i in ids])
     run_suite(root)
+    return root
+
+
+def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
+    """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
+    to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy
+    names the copy's label file, not the unchanged one where the run was made."""
+    import shutil
+
+    from _metamorphic_systems import relabel
+
+    root = _labeled_run(tmp_path / "s")
     moved = Path(shutil.copytree(root, tmp_path / "moved"))
     relabel(moved / "labels" / "t.jsonl", {"c1~t": True})
     with pytest.warns(UserWarning) as caught:
@@ -1315,21 +1323,11 @@ def test_l8_the_gate_works_out_the_stored_pair_labels_once(tmp_path: Path, monke
     label file as it is now (the drift check), with the gate's verdicts and its drift line unchanged."""
     import sys
 
-    from _metamorphic_systems import DIRECTED, case, relabel, transform, write_labels
+    from _metamorphic_systems import relabel
 
     import oloproof_nb._core.labels as core_labels
 
-    root = tmp_path / "s"
-    root.mkdir()
-    (root / "sysmod.py").write_text(DIRECTED, encoding="utf-8")
-    ids = ["c1", "c2", "c3", "c4", "c5"]
-    (root / "cases.jsonl").write_text("".join(json.dumps(case(i)) + "\n" for i in ids), encoding="utf-8")
-    (root / "oloproof.yaml").write_text(yaml.safe_dump({
-        "name": "labels", "system": "sysmod:Directed", "evaluators": [{"type": "answer_matches"}],
-        "metamorphic": {"transforms": [transform("t", "!answer", minimum_validity=0.5)]}}), encoding="utf-8")
-    (root / "release.yaml").write_text(yaml.safe_dump({"criteria": {"answer_matches": 0.1}}), encoding="utf-8")
-    write_labels(root, "t", [{"case_id": f"{i}~t", "valid": i != "c1"} for i in ids])
-    run_suite(root)
+    root = _labeled_run(tmp_path / "s")
     relabel(root / "labels" / "t.jsonl", {"c1~t": True})  # the drift check reads the file and compares
     run = op.load_run(root / "runs" / "r")
     stored = run.labels["t"]
