@@ -17,8 +17,10 @@ import pytest
 from oloproof_nb._config.imports import import_system
 from oloproof_nb.examples import init_example
 
-#: A value no SQLite column can hold: binding it raises sqlite3.ProgrammingError.
+#: A value no SQLite column can hold: binding it raises sqlite3.ProgrammingError (InterfaceError before Python 3.11).
 UNSTORABLE = {"not": "a column value"}
+#: What binding :data:`UNSTORABLE` raises, by Python version.
+UNBINDABLE = (sqlite3.ProgrammingError, sqlite3.InterfaceError)
 
 
 def _opened(monkeypatch: pytest.MonkeyPatch) -> list[sqlite3.Connection]:
@@ -55,7 +57,7 @@ def test_a_reset_that_cannot_load_the_state_closes_the_connection_it_opened(
     desk = import_system(init_example(example, tmp_path / example), system)()
     before = held(desk)
     opened = _opened(monkeypatch)
-    with pytest.raises(sqlite3.ProgrammingError):
+    with pytest.raises(UNBINDABLE):
         desk.reset(state)
     assert len(opened) == 1 and not _is_open(opened[0])  # the new connection: closed, not left to the collector
     assert held(desk) is before and _is_open(before)  # the desk keeps the one it held
