@@ -44,7 +44,7 @@ from typing import Any
 from ..errors import quote
 from .records import VERDICT_WORDS, Verdict
 
-__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale"]
+__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale", "at_threshold"]
 
 #: A user's mapping of score values to verdicts, or a function of the value.
 ScoreMap = Mapping[Any, Any] | Callable[[Any], Any]
@@ -191,13 +191,25 @@ def _is_infinite(value: Any) -> bool:
     return isinstance(value, float) and math.isinf(value)
 
 
+def at_threshold(value: float, pass_threshold: float) -> Verdict:
+    """A number's verdict at ``pass_threshold``: at or above it passes, below it fails, NaN and ±inf are
+    ``missing`` (no score). The one rule for an Inspect AI score and a python check's returned score.
+
+    Examples
+    --------
+    >>> at_threshold(0.5, 0.5), at_threshold(0.49, 0.5), at_threshold(float("nan"), 0.5), at_threshold(10**400, 1)
+    ('pass', 'fail', 'missing', 'pass')
+    """
+    if _is_nan(value) or _is_infinite(value):
+        return "missing"
+    return "pass" if value >= pass_threshold else "fail"
+
+
 def _default(value: Any, pass_threshold: float) -> Verdict | None:
     if isinstance(value, bool):
         return "pass" if value else "fail"
     if isinstance(value, (int, float)):
-        if _is_nan(value):
-            return "missing"
-        return "pass" if value >= pass_threshold else "fail"
+        return at_threshold(value, pass_threshold)
     if isinstance(value, str):  # as value_to_float: the codes as written, the words lower-cased, nothing stripped
         return DEFAULT_SCORE_MAP.get(value) or _WORDS.get(value.lower())
     return None

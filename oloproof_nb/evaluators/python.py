@@ -10,7 +10,6 @@ module only reads what it returned.
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
@@ -21,6 +20,7 @@ from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.jsonsafe import copy_json
 from .._core.records import VerdictRow
+from .._core.scoremap import at_threshold
 from ..errors import quote, storable
 
 __all__ = ["PythonCheck", "interpret_check"]
@@ -52,10 +52,10 @@ def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
                    ) -> tuple[Literal["pass", "fail", "missing"], str]:
     """A score's verdict at ``pass_threshold``: at or above it passes, below fails, NaN and ±inf are missing (the
     check's own reason after it: alone, ``(nan, "partial credit")`` read as if the check had said why)."""
-    value = score.item() if isinstance(score, (np.integer, np.floating)) else score
-    if isinstance(value, float) and not math.isfinite(value):
+    verdict = at_threshold(score.item() if isinstance(score, (np.integer, np.floating)) else score, pass_threshold)
+    if verdict == "missing":
         return "missing", f"check returned {shown}, not a finite score" + (f"; its reason: {reason}" if reason else "")
-    if value >= pass_threshold:
+    if verdict == "pass":
         return "pass", reason
     return "fail", reason or f"score {shown} is below pass_threshold {pass_threshold:g}"
 
