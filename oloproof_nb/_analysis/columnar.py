@@ -93,7 +93,7 @@ __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerpr
            "is_fresh", "fresh_source",
            "copy_source", "same_copy", "copied_stat", "copied_size", "copied_unchanged", "copy_changed",
            "CopyWriter", "read_frame",
-           "to_arrow", "from_arrow", "frame_path", "read_pool"]
+           "to_arrow", "from_arrow", "json_text", "frame_path", "read_pool"]
 
 FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
@@ -319,13 +319,19 @@ _encode = _json_encoder()
 _quote = json.encoder.encode_basestring  # the text the encoder writes for a str (non-ASCII kept)
 
 
-def _json_array(values: Sequence[Any]) -> pa.Array:
-    """JSON text of each value (ABSENT: null). The commonest cells are written without a call into the encoder,
-    whose set-up is most of a small value's time: a string is quoted directly, None is ``null`` (the rows a
-    column does not apply to) and an empty dict ``{}`` (a case without ``metadata``)."""
-    return pa.array([_quote(v) if type(v) is str else "null" if v is None else None if v is ABSENT
-                     else "{}" if type(v) is dict and not v else _encode(v) for v in values],
-                    type=pa.large_string())
+def json_text(value: Any) -> str | None:
+    """The JSON text a JSON column's cell is stored as (ABSENT: None, a null): ``json.dumps(value,
+    ensure_ascii=False, separators=(",", ":"))``. The commonest cells are written without a call into the encoder,
+    whose set-up is most of a small value's time: a string is quoted directly, None is ``null`` (the rows a column
+    does not apply to) and an empty dict ``{}`` (a case without ``metadata``).
+
+    The copy's rows carry this text from the moment a record's rows are made (:func:`~.frames.chunk_items`), not the
+    value: a run's records are let go of as they are turned into rows, and what a chunk holds until it becomes Arrow
+    columns is text, which the garbage collector does not walk (holding the values, 2,000 desk cases made 71 young
+    and middle collections and, every other run, a full one).
+    """
+    return (_quote(value) if type(value) is str else "null" if value is None else None if value is ABSENT
+            else "{}" if type(value) is dict and not value else _encode(value))
 
 
 def _times(values: Sequence[Any]) -> pa.Array:
@@ -338,8 +344,8 @@ def _times(values: Sequence[Any]) -> pa.Array:
 
 
 def _column(col: Column, values: Sequence[Any]) -> pa.Array:
-    if col.is_json:
-        return _json_array(values)
+    if col.is_json:  # the rows hold the JSON text already (json_text)
+        return pa.array(values, type=pa.large_string())
     if col.dtype == TIME:
         return _times(values)
     try:
@@ -361,20 +367,19 @@ def _only_words(col: Column, array: pa.Array) -> None:
 
 
 def to_arrow(spec: FrameSpec, items: Sequence[Any], state_refs: Sequence[str | None] | None = None) -> pa.Table:
-    """The Arrow table of a frame's items (what :meth:`FrameSpec.build` makes a DataFrame of), with the
-    spec's schema; :func:`from_arrow` turns it into the same DataFrame.
+    """The Arrow table of a frame's items as the copy makes them (:func:`~.frames.chunk_items`: what
+    :meth:`FrameSpec.build` makes a DataFrame of, each JSON cell as its :func:`json_text`), with the spec's schema;
+    :func:`from_arrow` turns it into the DataFrame :meth:`FrameSpec.build` makes of the items themselves.
 
     ``state_refs`` (``snapshots`` only): each row's state address in ``states.jsonl`` (None: the state is
-    not stored there). The table then has one more column, ``state_ref``, and ``state`` is null on the
-    rows whose state is stored by address.
+    not stored there). The table then has one more column, ``state_ref``; ``state`` is null on the rows whose
+    state is stored by address (their items hold none).
     """
     if not items:
         return _empty_table(spec, state_refs is not None)
     arrays = []
     schema = spec.arrow_schema()
     for col, values in zip(spec.columns, spec.values(items), strict=True):
-        if state_refs is not None and col.name == "state":
-            values = [ABSENT if ref is not None else v for v, ref in zip(values, state_refs, strict=True)]
         arrays.append(_column(col, values))
         if col.words:
             _only_words(col, arrays[-1])

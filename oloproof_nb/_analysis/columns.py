@@ -154,38 +154,6 @@ EPOCH_DOC = ("The epoch (1-based repetition of the case; 1..k with ``epochs: k``
              "stays the case's; (case_id, epoch) identifies a row's case run.")
 
 
-def _cluster(rec: Any) -> str:
-    """The case's cluster, which oloproof_nb always writes as text: a record without one (``null``) would put
-    its verdict rows in no cluster, which the gate cannot count."""
-    cluster = rec["case"]["cluster"]
-    if not isinstance(cluster, str):
-        what = "null" if cluster is None else f"a JSON {type(cluster).__name__}"
-        raise TypeError(f"its case's cluster is {what}, not text")
-    return cluster
-
-
-def _case_row(rec: Any) -> tuple[Any, ...]:
-    """Every column of :data:`CASES` of one case record, in order (the items of the frame are the records, read
-    by this one function: one call per case, not one per cell)."""
-    case = rec["case"]
-    cluster = case["cluster"]
-    if type(cluster) is not str:
-        cluster = _cluster(rec)  # text of a str subclass, or the one line refusing a record without text
-    traj = rec.get("trajectory")
-    if traj:
-        steps = traj["steps"]
-        n_tool_calls = 0
-        for step in steps:  # a plain loop: a comprehension costs a frame per case
-            if step.get("kind") == "tool_call":
-                n_tool_calls += 1
-        answer, n_steps = traj.get("answer"), len(steps)
-    else:
-        answer, n_tool_calls, n_steps = None, pd.NA, pd.NA
-    return (case["id"], case["source_id"], case.get("transform"), cluster, case["digest"], rec["status"], answer,
-            n_tool_calls, n_steps, rec["duration_s"], rec.get("error"), rec.get("environment_state") is not None,
-            case.get("epoch", 1), rec["started_at"], case.get("metadata") or {})
-
-
 CASES = FrameSpec("cases", (
     Column("case_id", TEXT, "The case id (a derived case: ``<source>~<transform>``)."),
     Column("source_id", TEXT, "The source case (itself for a source case)."),
@@ -202,7 +170,7 @@ CASES = FrameSpec("cases", (
     Column("epoch", "int64", EPOCH_DOC),
     Column("started_at", TIME, "When the case started (UTC)."),
     Column("metadata", JSON, "The case's ``metadata`` (a dict, empty when none)."),
-), documented=12, row=_case_row)
+), documented=12, row=tuple)  # items: the rows (frames.case_row)
 
 STEPS = FrameSpec("steps", (
     Column("case_id", TEXT, "The case.", itemgetter(0)),

@@ -22,6 +22,7 @@ from .._core.paths import ABSENT, leaf_diff
 from .._core.records import ENDED, CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
 from ..evaluators.state import pinned_paths
+from .columnar import json_text
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
 
 __all__ = [
@@ -41,6 +42,11 @@ __all__ = [
     "pairs_per_transform",
     "journal_items",
     "chunk_items",
+    "ChunkItems",
+    "case_row",
+    "snapshot_item",
+    "as_is",
+    "PER_CASE",
     "run_scope_items",
     "StateDiffs",
     "steps_items",
@@ -79,6 +85,66 @@ def _with_epoch(row: Any, epoch: int) -> Any:
     return row if epoch == 1 else {**row, "epoch": epoch}
 
 
+def as_is(value: Any) -> Any:
+    """A JSON cell of the frames made in memory: the value itself (the copy's rows hold its
+    :func:`~.columnar.json_text`)."""
+    return value
+
+
+#: What a row function makes of each JSON cell (:func:`as_is`, or :func:`~.columnar.json_text` for the copy).
+Cell = Callable[[Any], Any]
+
+
+def _cluster(rec: CaseRecord) -> str:
+    """The case's cluster, which oloproof_nb always writes as text: a record without one (``null``) would put
+    its verdict rows in no cluster, which the gate cannot count."""
+    cluster = rec["case"]["cluster"]
+    if not isinstance(cluster, str):
+        what = "null" if cluster is None else f"a JSON {type(cluster).__name__}"
+        raise TypeError(f"its case's cluster is {what}, not text")
+    return cluster
+
+
+def case_row(rec: CaseRecord, cell: Cell = as_is) -> tuple[Any, ...]:
+    """The item of :data:`~oloproof_nb._analysis.columns.CASES` of one case record: every column, in order (one
+    call per case, not one per cell); ``answer`` and ``metadata`` as ``cell`` makes them."""
+    case = rec["case"]
+    cluster = case["cluster"]
+    if type(cluster) is not str:
+        cluster = _cluster(rec)  # text of a str subclass, or the one line refusing a record without text
+    traj = rec.get("trajectory")
+    if traj:
+        steps = traj["steps"]
+        n_tool_calls = 0
+        for step in steps:  # a plain loop: a comprehension costs a frame per case
+            if step.get("kind") == "tool_call":
+                n_tool_calls += 1
+        answer, n_steps = traj.get("answer"), len(steps)
+    else:
+        answer, n_tool_calls, n_steps = None, pd.NA, pd.NA
+    return (case["id"], case["source_id"], case.get("transform"), cluster, case["digest"], rec["status"], cell(answer),
+            n_tool_calls, n_steps, rec["duration_s"], rec.get("error"), rec.get("environment_state") is not None,
+            case.get("epoch", 1), rec["started_at"], cell(case.get("metadata") or {}))
+
+
+def _steps_of(rec: CaseRecord, is_error: Callable[[Any], bool], cell: Cell, out: list[tuple[Any, ...]]) -> None:
+    """Append the :data:`~oloproof_nb._analysis.columns.STEPS` rows of one record to ``out`` (see
+    :func:`steps_items`)."""
+    traj = rec.get("trajectory")
+    if traj:
+        append = out.append
+        case = rec["case"]
+        cid, epoch = case["id"], int(case.get("epoch", 1))  # _epoch(rec), inline: once per record
+        for i, s in enumerate(traj["steps"]):
+            if s.get("kind") == "tool_call":
+                result = s.get("result")
+                append((cid, i, "tool_call", s["tool"], cell(s.get("args")), cell(result), is_error(result), epoch,
+                        None, cell(None)))
+            else:
+                append((cid, i, "message", s.get("name"), cell(s.get("args")), cell(None), False, epoch, s.get("role"),
+                        cell(s.get("content"))))
+
+
 def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS,
                 ) -> list[tuple[Any, ...]]:
     """The items of :data:`~oloproof_nb._analysis.columns.STEPS`: each step's row, ``(case id, index, kind, tool,
@@ -88,22 +154,19 @@ def steps_items(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFA
     ``tool_call`` (read once per step); tool fields are empty on message rows and vice versa.
     """
     items: list[tuple[Any, ...]] = []
-    append = items.append
-    is_error = tool_errors.is_error
     for rec in records:
-        traj = rec.get("trajectory")
-        if traj:
-            case = rec["case"]
-            cid, epoch = case["id"], int(case.get("epoch", 1))  # _epoch(rec), inline: once per record
-            for i, s in enumerate(traj["steps"]):
-                if s.get("kind") == "tool_call":
-                    result = s.get("result")
-                    append((cid, i, "tool_call", s["tool"], s.get("args"), result, is_error(result), epoch, None,
-                            None))
-                else:
-                    append((cid, i, "message", s.get("name"), s.get("args"), None, False, epoch, s.get("role"),
-                            s.get("content")))
+        _steps_of(rec, tool_errors.is_error, as_is, items)
     return items
+
+
+def snapshot_item(env: Any, ref: str | None, cell: Cell = as_is) -> Any:
+    """The item of :data:`~oloproof_nb._analysis.columns.SNAPSHOTS` of one ``environment_state/v1`` record whose
+    state is stored at ``ref`` (None: not in the state store): the record itself in memory; for the copy (``cell``
+    not :func:`as_is`) its fields with ``state`` as ``cell`` makes it, ABSENT (a null) when it is stored by
+    address."""
+    if cell is as_is and ref is None:
+        return env
+    return {**env, "state": cell(ABSENT if ref is not None else env["state"])}
 
 
 def snapshots_items(records: Iterable[CaseRecord]) -> list[Any]:
@@ -111,17 +174,23 @@ def snapshots_items(records: Iterable[CaseRecord]) -> list[Any]:
     return [rec["environment_state"] for rec in records if rec.get("environment_state") is not None]
 
 
+def _changes_of(rec: CaseRecord, diff: Callable[[Any, Any], list[tuple[str, Any, Any]]], cell: Cell,
+                out: list[tuple[str, str, Any, Any, int]]) -> None:
+    """Append the :data:`~oloproof_nb._analysis.columns.CHANGES` rows of one record to ``out``."""
+    env = rec.get("environment_state")
+    if env is not None:
+        case = rec["case"]
+        cid, epoch = case["id"], int(case.get("epoch", 1))  # _epoch(rec), inline: once per record
+        out += [(cid, path, cell(before), cell(after), epoch)
+                for path, before, after in diff(case.get("initial_state", {}), env["state"])]
+
+
 def changes_items(records: Iterable[CaseRecord], diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
                   ) -> list[tuple[str, str, Any, Any, int]]:
     """The items of :data:`~oloproof_nb._analysis.columns.CHANGES`: ``(case id, path, before, after, epoch)``."""
-    items = []
+    items: list[tuple[str, str, Any, Any, int]] = []
     for rec in records:
-        env = rec.get("environment_state")
-        if env is not None:
-            case = rec["case"]
-            cid, epoch = case["id"], int(case.get("epoch", 1))  # _epoch(rec), inline: once per record
-            items += [(cid, path, before, after, epoch)
-                      for path, before, after in diff(rec["case"].get("initial_state", {}), env["state"])]
+        _changes_of(rec, diff, as_is, items)
     return items
 
 
@@ -152,6 +221,15 @@ def unscored_cases(config: SuiteConfig, labels: Mapping[str, Mapping[str, Label]
     return invalid_copies(labels, minimum, pairs_per_transform(config, n_cases))
 
 
+def _verdicts_of(rec: CaseRecord, unscored: Collection[str], out: list[tuple[Any, ...]]) -> None:
+    """Append the :data:`~oloproof_nb._analysis.columns.VERDICTS` rows of one record to ``out`` (none when its
+    case is in ``unscored``)."""
+    case, verdicts = rec["case"], rec["verdicts"]
+    if case["id"] not in unscored and len(verdicts):  # len: a record's null raises (its line is named)
+        cid, cluster, epoch = case["id"], case["cluster"], _epoch(rec)  # once a record
+        out += [(cid, cluster, v["criterion"], v["evaluator"], v["verdict"], v["reason"], epoch) for v in verdicts]
+
+
 def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictRow] = (),
                    unscored: Collection[str] = frozenset()) -> list[tuple[Any, ...]]:
     """The items of :data:`~oloproof_nb._analysis.columns.VERDICTS`: each verdict's row, ``(case id, cluster,
@@ -159,14 +237,18 @@ def verdicts_items(records: Iterable[CaseRecord], run_rows: Iterable[RunVerdictR
     invalid, :func:`unscored_cases`) are left out."""
     items: list[tuple[Any, ...]] = []
     for rec in records:
-        case, verdicts = rec["case"], rec["verdicts"]
-        if case["id"] not in unscored and len(verdicts):  # len: a record's null raises (its line is named)
-            cid, cluster, epoch = case["id"], case["cluster"], _epoch(rec)  # once a record
-            items += [(cid, cluster, v["criterion"], v["evaluator"], v["verdict"], v["reason"], epoch)
-                      for v in verdicts]
+        _verdicts_of(rec, unscored, items)
     items += [(r["case_id"], r["cluster"], r["criterion"], r["evaluator"], r["verdict"], r["reason"],
                int(r.get("epoch", 1))) for r in run_rows]
     return items
+
+
+def _comparisons_of(rec: CaseRecord, cell: Cell, out: list[tuple[Any, ...]]) -> None:
+    """Append the :data:`~oloproof_nb._analysis.columns.COMPARISONS` rows of one record to ``out``."""
+    if len(comparisons := rec["comparisons"]):  # len: a record's null raises (its line is named)
+        epoch = _epoch(rec)  # once a record
+        out += [(c["case_id"], c["criterion"], c["path"], cell(decode_absent(c["expected"])),
+                 cell(decode_absent(c["actual"])), bool(c["ok"]), epoch) for c in comparisons]
 
 
 def comparisons_items(records: Iterable[CaseRecord]) -> list[tuple[Any, ...]]:
@@ -174,10 +256,7 @@ def comparisons_items(records: Iterable[CaseRecord]) -> list[tuple[Any, ...]]:
     criterion, path, expected, actual, ok, epoch)``, stored ABSENT decoded back."""
     items: list[tuple[Any, ...]] = []
     for rec in records:
-        if len(comparisons := rec["comparisons"]):  # len: a record's null raises (its line is named)
-            epoch = _epoch(rec)  # once a record
-            items += [(c["case_id"], c["criterion"], c["path"], decode_absent(c["expected"]),
-                       decode_absent(c["actual"]), bool(c["ok"]), epoch) for c in comparisons]
+        _comparisons_of(rec, as_is, items)
     return items
 
 
@@ -191,9 +270,9 @@ def receipts_items(records: Iterable[CaseRecord]) -> list[Any]:
     return [_with_epoch(r, _epoch(rec)) for rec in records for r in rec.get("receipts", [])]
 
 
-def cases_frame(records: Sequence[CaseRecord]) -> pd.DataFrame:
+def cases_frame(records: Iterable[CaseRecord]) -> pd.DataFrame:
     """One row per case (columns: :data:`~oloproof_nb._analysis.columns.CASES`)."""
-    return CASES.build(records)
+    return CASES.build([case_row(rec) for rec in records])
 
 
 def steps_frame(records: Iterable[CaseRecord], tool_errors: ToolErrorRule = DEFAULT_TOOL_ERRORS) -> pd.DataFrame:
@@ -289,22 +368,62 @@ class StateDiffs:
 RunScope = Callable[[Sequence[Any]], tuple[list[RunVerdictRow], list[PairRow]]]
 
 
+#: The frames made of each case record, in the order :func:`chunk_items` gives them.
+PER_CASE = ("cases", "steps", "snapshots", "changes", "verdicts", "comparisons", "replays", "receipts")
+
+
+class ChunkItems:
+    """The items of every per-case frame of the case records added (in case order), one list per name of
+    :data:`PER_CASE`, each JSON cell as ``cell`` makes it: its :func:`~.columnar.json_text` (the default), as
+    :func:`~.columnar.to_arrow` takes it, or the value itself (:func:`as_is`), as :meth:`~.columns.FrameSpec.build`
+    takes it. No verdict rows of the cases in ``unscored``; ``diff`` is :func:`~oloproof_nb.leaf_diff` or a memo
+    of it (:class:`StateDiffs`).
+
+    A record is read once, when it is added; the items keep none of it but the cells (the columnar copy of a
+    run that is going on lets go of each record as it arrives).
+    """
+
+    def __init__(self, tool_errors: ToolErrorRule, diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
+                 unscored: Collection[str] = frozenset(), cell: Cell = json_text) -> None:
+        self._is_error, self._diff, self._unscored, self._cell = tool_errors.is_error, diff, unscored, cell
+        self.items: dict[str, list[Any]] = {name: [] for name in PER_CASE}
+        self.state_refs: list[str | None] = []  # the address of each snapshot's state (None: not stored by address)
+        self.records = 0
+
+    def add(self, rec: CaseRecord, ref: str | None) -> None:
+        """Add one case record's items; ``ref``: the address of its final state in the state store (None: none)."""
+        items, cell = self.items, self._cell
+        items["cases"].append(case_row(rec, cell))
+        _steps_of(rec, self._is_error, cell, items["steps"])
+        env = rec.get("environment_state")
+        if env is not None:
+            items["snapshots"].append(snapshot_item(env, ref, cell))
+            self.state_refs.append(ref)
+        _changes_of(rec, self._diff, cell, items["changes"])
+        _verdicts_of(rec, self._unscored, items["verdicts"])
+        _comparisons_of(rec, cell, items["comparisons"])
+        epoch = _epoch(rec)
+        items["replays"] += [_with_epoch(r, epoch) for r in rec.get("replays", [])]
+        items["receipts"] += [_with_epoch(r, epoch) for r in rec.get("receipts", [])]
+        self.records += 1
+
+    def parts(self) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+        """``(frame name, items, state_refs)`` of each frame, in :data:`PER_CASE` order (``state_refs``:
+        ``snapshots`` only)."""
+        for name in PER_CASE:
+            yield name, self.items[name], self.state_refs if name == "snapshots" else None
+
+
 def chunk_items(records: Sequence[CaseRecord], refs: Sequence[str | None], tool_errors: ToolErrorRule,
                 diff: Callable[[Any, Any], list[tuple[str, Any, Any]]] = leaf_diff,
-                unscored: Collection[str] = frozenset(),
+                unscored: Collection[str] = frozenset(), cell: Cell = json_text,
                 ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
-    """The items of every per-case frame of one chunk of case records (see :func:`journal_items`); no verdict
-    rows of the cases in ``unscored``."""
-    with_state = [(rec["environment_state"], ref) for rec, ref in zip(records, refs, strict=True)
-                  if rec.get("environment_state") is not None]
-    yield "cases", list(records), None
-    yield "steps", steps_items(records, tool_errors), None
-    yield "snapshots", [env for env, _ in with_state], [ref for _, ref in with_state]
-    yield "changes", changes_items(records, diff), None
-    yield "verdicts", verdicts_items(records, unscored=unscored), None
-    yield "comparisons", comparisons_items(records), None
-    yield "replays", replays_items(records), None
-    yield "receipts", receipts_items(records), None
+    """The items of every per-case frame of one chunk of case records (see :func:`journal_items` and
+    :class:`ChunkItems`): ``(frame name, items, state_refs)`` per frame."""
+    chunk = ChunkItems(tool_errors, diff, unscored, cell)
+    for rec, ref in zip(records, refs, strict=True):
+        chunk.add(rec, ref)
+    yield from chunk.parts()
 
 
 def run_scope_items(run_scope: RunScope | None, kept: Sequence[Any],
@@ -322,7 +441,7 @@ def _no_states(refs: list[str]) -> list[Any]:
 def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | None], Sequence[str | None]]],
                   tool_errors: ToolErrorRule, run_scope: RunScope | None,
                   states: Callable[[list[str]], list[Any]] = _no_states, unscored: Collection[str] = frozenset(),
-                  ) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
+                  cell: Cell = json_text) -> Iterator[tuple[str, list[Any], list[str | None] | None]]:
     """The items of every frame of a run, chunk by chunk from its case records (in case order).
 
     ``chunks`` gives ``(records, refs, initial_refs)``: the records, and per record the address of its final
@@ -333,12 +452,13 @@ def journal_items(chunks: Iterable[tuple[Sequence[CaseRecord], Sequence[str | No
     case, states by address, read back through ``states`` when a pair's states are compared).
     ``state_refs`` (``snapshots`` only) gives each item's state address. Concatenated per frame, the items
     are those of the frame built from all records at once. ``unscored``: cases whose verdict rows are left out
-    (copies labeled invalid).
+    (copies labeled invalid). ``cell``: what each JSON cell is made (:func:`chunk_items`): its JSON text for the
+    columnar copy, the value itself (:func:`as_is`) for frames built in memory.
     """
     kept: list[Any] = []
     share = Shared()
     for records, refs, initial_refs in chunks:
-        yield from chunk_items(records, refs, tool_errors, StateDiffs(), unscored)  # holds the chunk's states only
+        yield from chunk_items(records, refs, tool_errors, StateDiffs(), unscored, cell)  # the chunk's states only
         if run_scope is not None:
             kept += [pack_view(rec, i, f, share) for rec, i, f in zip(records, initial_refs, refs, strict=True)]
     yield from run_scope_items(run_scope, PairViews(kept, states))

@@ -268,7 +268,8 @@ def _build_frames(records: list[CaseRecord], config: SuiteConfig, unknown_initia
     epochs: dict[str, list[int]] = {name: [] for name in FRAMES}
     for rec in records:
         epoch = _epoch_of(rec)
-        for name, found, _ in frames.journal_items([([rec], [None], [None])], config.tool_errors, None):
+        for name, found, _ in frames.journal_items([([rec], [None], [None])], config.tool_errors, None,
+                                                   cell=frames.as_is):
             items[name] += found
             epochs[name] += [epoch] * len(found)
     built = {name: FRAMES[name].build(items[name]) for name in FRAMES}

@@ -1,8 +1,9 @@
 """The columnar copy of a new run, built from its records as the runner appends them.
 
 ``op.run`` hands a :class:`LiveCopy` to the runner: every case record is
-turned into frame rows while the run goes (chunks of :data:`CHUNK`
-cases, in case order, streamed into the Parquet files of a temporary folder),
+turned into frame rows as it arrives (in case order; the rows keep cells, JSON
+values as their text, never the record), and the rows of :data:`CHUNK` cases at
+a time into Arrow tables streamed into the Parquet files of a temporary folder,
 and :meth:`LiveCopy.commit` finishes the copy once the run directory is final,
 so the journal just written is not read back. The rows are those of
 :func:`~oloproof_nb._analysis.frames.journal_items` over the same records; the
@@ -29,9 +30,9 @@ from .columnar import CopyWriter, journal_fingerprint, to_arrow
 from .columns import FRAMES
 from .run import Run
 
-#: Cases turned into Arrow rows at a time. Small, so the process does not hold a run's records (and the
-#: garbage collector does not walk them again and again): a chunk's rows are Arrow buffers, which it never
-#: walks. The writer gathers the chunks into row groups.
+#: Cases whose rows are turned into Arrow tables at a time. Small, so the process does not hold a run's rows:
+#: a chunk's tables are Arrow buffers, which the garbage collector never walks. The writer gathers the chunks
+#: into row groups.
 CHUNK = 256
 
 __all__ = ["LiveCopy"]
@@ -49,7 +50,7 @@ class LiveCopy:
         self._writer: CopyWriter | None = None
         self._waiting: dict[int, tuple[CaseRecord, str | None, str | None]] = {}
         self._next = 0
-        self._chunk: list[tuple[CaseRecord, str | None, str | None]] = []
+        self._chunk: frames.ChunkItems | None = None  # the items of the records taken since the last chunk
         self._kept: list[Packed] = []  # each record's pair view, packed (run-scope evaluators)
         self._share = Shared()  # one object for the equal texts of the packed views
         self._run_scope = False
@@ -69,8 +70,11 @@ class LiveCopy:
         except (OSError, ValueError):
             self._broken = True
             return
-        self._run_scope = any(ev.scope == "run" for ev in self._run.config.evaluators)
+        config = self._run.config
+        self._run_scope = any(ev.scope == "run" for ev in config.evaluators)
         self._unscored = self._run.unscored_ids  # as the journal's frames: no verdicts of the copies labeled invalid
+        self._tool_errors = config.tool_errors
+        self._chunk = frames.ChunkItems(self._tool_errors, unscored=self._unscored)
 
     def add(self, record: CaseRecord, state_ref: str | None, initial_ref: str | None = None) -> None:
         """Take one appended case record and the addresses of its final and initial states (None: not in
@@ -89,22 +93,22 @@ class LiveCopy:
             self._take(self._waiting.pop(self._next))
 
     def _take(self, item: tuple[CaseRecord, str | None, str | None]) -> None:
-        """Put the next record in case order into the chunk; a full chunk is turned into rows."""
-        self._chunk.append(item)
+        """Turn the next record in case order into rows at once (it is not held: its rows keep only cells, and
+        their JSON cells as text); a full chunk's rows become Arrow tables."""
+        assert self._chunk is not None  # usable
+        record, ref, initial = item
+        self._chunk.add(record, ref)
+        if self._run_scope:
+            self._kept.append(pack_view(record, initial, ref, self._share))
         self._next += 1
-        if len(self._chunk) == CHUNK:
+        if self._chunk.records == CHUNK:
             self._flush()
 
     def _flush(self) -> None:
-        if not self._chunk or not self.usable:
+        if self._chunk is None or not self._chunk.records or not self.usable:
             return
-        assert self._run is not None and self._writer is not None  # usable
-        records = [rec for rec, _, _ in self._chunk]
-        refs = [ref for _, ref, _ in self._chunk]
-        if self._run_scope:
-            self._kept += [pack_view(rec, initial, ref, self._share) for rec, ref, initial in self._chunk]
-        self._chunk = []
-        self._write(frames.chunk_items(records, refs, self._run.config.tool_errors, unscored=self._unscored))
+        chunk, self._chunk = self._chunk, frames.ChunkItems(self._tool_errors, unscored=self._unscored)
+        self._write(chunk.parts())
 
     def _write(self, parts: Any) -> None:
         assert self._writer is not None
@@ -150,7 +154,7 @@ class LiveCopy:
 
     def _drop(self) -> None:
         self._broken = True
-        self._chunk, self._kept, self._waiting = [], [], {}
+        self._chunk, self._kept, self._waiting = None, [], {}
         if self._writer is not None:
             self._writer.abort()
             self._writer = None

@@ -747,7 +747,7 @@ def test_a_failed_conversion_leaves_no_partial_copy(tmp_path: Path, monkeypatch:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("interrupted")
 
-    monkeypatch.setattr(frames, "comparisons_items", boom)
+    monkeypatch.setattr(frames, "_comparisons_of", boom)
     with pytest.raises(RuntimeError, match="interrupted"):
         op.load_run(tmp_path / "run")
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [".lock", "cases.jsonl", "manifest.json",
@@ -1021,7 +1021,7 @@ _JSON_VALUES = st.recursive(
 @settings(max_examples=200, deadline=None)
 def test_json_cells_are_exactly_what_json_dumps_writes(values: list[Any]) -> None:
     """The reference: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` per cell (ABSENT: null)."""
-    cells = columnar._json_array([*values, ABSENT]).to_pylist()
+    cells = [columnar.json_text(v) for v in [*values, ABSENT]]
     assert cells == [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in values] + [None]
 
 
@@ -1038,7 +1038,7 @@ def test_json_cells_written_without_the_encoder_are_what_json_dumps_writes() -> 
     """The cells written without a call into the encoder (a str, None, an empty dict) against ``json.dumps``, beside
     the values next to them that still go through it (an empty dict subclass, a str subclass, nested, NaN, huge)."""
     values = [v for value in _EDGE_VALUES for v in (value, ABSENT)]
-    cells = columnar._json_array(values).to_pylist()
+    cells = [columnar.json_text(v) for v in values]
     assert cells == [c for v in _EDGE_VALUES for c in (json.dumps(v, ensure_ascii=False, separators=(",", ":")),
                                                        None)]
     assert cells[:4] == ["null", None, "{}", None]

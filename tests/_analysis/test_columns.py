@@ -6,6 +6,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from oloproof_nb._analysis import frames
 from oloproof_nb._analysis.columns import CASES, RECEIPTS, REPLAYS, STEPS
 
 
@@ -45,7 +46,7 @@ def _record(**case: object) -> dict[str, object]:
 
 def test_a_record_without_epoch_or_metadata_is_epoch_one_with_empty_metadata() -> None:
     """DESIGN: ``epoch`` is 1 in a run without epochs, and ``metadata`` a dict, empty when none."""
-    frame = CASES.build([_record()])
+    frame = frames.cases_frame([_record()])
     assert frame.loc[0, "epoch"] == 1 and frame.loc[0, "metadata"] == {}
     assert (frame.loc[0, "n_tool_calls"], frame.loc[0, "trajectory_length"]) == (1, 2)  # counted by hand
 
@@ -54,7 +55,7 @@ def test_timestamps_with_and_without_microseconds_read_in_one_column() -> None:
     """``datetime.isoformat`` leaves out ``.000000``: a run's timestamps mix both forms, which must all read
     (inferring one format from the first value refused the others)."""
     records = [_record(), {**_record(), "started_at": "2026-07-25T14:00:00.123456Z"}]
-    frame = CASES.build(records)
+    frame = frames.cases_frame(records)
     assert frame["started_at"].tolist() == [pd.Timestamp("2026-07-25T14:00:00", tz="UTC"),
                                             pd.Timestamp("2026-07-25T14:00:00.123456", tz="UTC")]
 
@@ -63,11 +64,11 @@ def test_timestamps_with_and_without_microseconds_read_in_one_column() -> None:
 def test_a_record_whose_cluster_is_not_text_is_refused(cluster: object, words: str) -> None:
     """oloproof writes every cluster as text: a record without one would put its verdicts in no cluster."""
     with pytest.raises(TypeError, match=f"its case's cluster is {words}, not text"):
-        CASES.build([_record(cluster=cluster)])
+        frames.cases_frame([_record(cluster=cluster)])
 
 
 def test_list_answers_of_one_length_stay_one_cell_each() -> None:
     """Two answers that are both two-item lists: each row's cell holds its list (numpy made a 2 x 2 array of
     them and the column could not be built)."""
     records = [{**_record(), "trajectory": {"answer": ["refund", 7], "steps": []}} for _ in range(2)]
-    assert CASES.build(records)["answer"].tolist() == [["refund", 7], ["refund", 7]]
+    assert frames.cases_frame(records)["answer"].tolist() == [["refund", 7], ["refund", 7]]

@@ -185,20 +185,20 @@ def test_the_case_row_reads_what_the_columns_getters_read(example_records: tuple
     records, _ = example_records
     spec, items = CASES, [*records, *_HAND]
     getters = _old_case_getters()
-    assert spec.row is not None and len(items) > len(_HAND) and list(getters) == spec.names
+    assert len(items) > len(_HAND) and list(getters) == spec.names
     for item in items:
-        assert _same_cells(tuple(spec.row(item)), tuple(get(item) for get in getters.values())), item
-    pd.testing.assert_frame_equal(spec.build(items), _frame(spec, getters, items))
+        assert _same_cells(frames.case_row(item), tuple(get(item) for get in getters.values())), item
+    pd.testing.assert_frame_equal(frames.cases_frame(items), _frame(spec, getters, items))
 
 
 def test_a_case_row_refuses_a_cluster_that_is_not_text_as_the_column_does() -> None:
     with pytest.raises(TypeError, match="its case's cluster is null, not text"):
-        CASES.build([_record("x", cluster=None)])
+        frames.cases_frame([_record("x", cluster=None)])
 
     class Text(str):
         pass
 
-    assert CASES.build([_record("x", cluster=Text("k"))])["cluster"].tolist() == ["k"]
+    assert frames.cases_frame([_record("x", cluster=Text("k"))])["cluster"].tolist() == ["k"]
 
 
 @pytest.mark.parametrize("result", [{"error": v} for v in (None, False, "", [], {}, 0, 0.0, [0], {"a": 1}, "x", 7)]
