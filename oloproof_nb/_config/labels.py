@@ -64,7 +64,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
     out: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], tuple[int, str]] = {}  # (case id, labeler as same_name reads it) -> (line, as written)
     # JSONL lines end at \n only, as in the case file: a CR before it is JSON whitespace, a lone CR or U+2028 text
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -87,10 +88,13 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         if judged is not None and copy_digest is not None:
             now = copy_digest(judgement["case_id"])
             if now != judged:  # matched by id alone, it would judge a copy nobody read
-                raise LabelFileError(path, lineno, f"{quote(judgement['case_id'])} was judged as the copy of digest "
-                                     f"{judged[:12]}…, which is now {now[:12]}… (the transform's template or the "
-                                     "source case changed since): read the copy again and judge it anew, with its "
-                                     "digest as run.cases shows it")
+                copy_id, later = quote(judgement["case_id"]), _later_stale(lines, lineno, known_ids, copy_digest)
+                take = "those lines out (their pairs are" if later else "the line out (its pair is"
+                raise LabelFileError(path, lineno, f"{copy_id} was judged as the copy of digest {judged[:12]}…, which "
+                                     f"is now {now[:12]}… (the transform's template or the source case changed since)"
+                                     f"{later}: read the copy again and judge it anew: take {take} then unlabeled), "
+                                     f"run the suite, read the copy in run.panel({copy_id}) and write the judgement "
+                                     "with its digest as run.cases shows it")
         labeler = judgement["labeler"]
         key = (judgement["case_id"], same_name(labeler))
         if key[1] and key in seen:  # a name of blank space alone is no name: anonymous, as "" is
@@ -102,6 +106,36 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         seen[key] = (lineno, labeler)
         out.append(judgement)
     return out
+
+
+def _later_stale(lines: list[str], lineno: int, known_ids: Collection[str] | None,
+                 copy_digest: Callable[[str], str]) -> str:
+    """The clause naming the lines after ``lineno`` whose judgement gives a digest other than its copy's now
+    (``; 5 later lines are too (8, 9, 10, 11, 12)``), or empty: a template edited after labeling makes every
+    bound judgement stale, and a refusal naming one line at a time took a run per line to find the rest (review
+    U29). Lines that are not such a judgement are left to the line-by-line reading, which names them."""
+    stale: list[int] = []
+    for later, line in enumerate(lines[lineno:], start=lineno + 1):
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(obj, dict):
+            continue
+        case_id, judged = obj.get("case_id"), obj.get("digest")
+        if not isinstance(case_id, str) or not isinstance(judged, str):
+            continue
+        if known_ids is not None and case_id not in known_ids:
+            continue
+        try:
+            if copy_digest(case_id) != judged:
+                stale.append(later)
+        except KeyError:  # no copy of that id: its own line says so
+            continue
+    if not stale:
+        return ""
+    shown = ", ".join(str(n) for n in stale[:5]) + (", …" if len(stale) > 5 else "")
+    return f"; {len(stale)} later line{'s are' if len(stale) > 1 else ' is'} too ({shown})"
 
 
 def same_name(text: str) -> str:

@@ -574,7 +574,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         if not labels_file.exists():
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
-                              f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}')
+                              f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}, '
+                              "or create it empty to run the suite first and read the copies (run.panel(case_id)): "
+                              "an empty file leaves every pair unlabeled")
         labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name,
                                              _CopyDigests(transform, cases_file, kept))
         digests[transform.validity_labels] = file_digest(labels_file)

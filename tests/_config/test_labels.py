@@ -287,11 +287,42 @@ def test_a_judgement_given_with_its_copys_digest_is_refused_once_the_copy_change
         op.load_suite(root)
     assert info.value.line == 1 and str(info.value).endswith(
         f"line 1: 'c1~t' was judged as the copy of digest {now['c1~t'][:12]}…, which is now "
-        f"{_copy_digests(root)['c1~t'][:12]}… (the transform's template or the source case changed "
-        "since): read the copy again and judge it anew, with its digest as run.cases shows it")
+        f"{_copy_digests(root)['c1~t'][:12]}… (the transform's template or the source case changed since); 1 later "
+        "line is too (2): read the copy again and judge it anew: take those lines out (their pairs are then "
+        "unlabeled), run the suite, read the copy in run.panel('c1~t') and write the judgement with its digest as "
+        "run.cases shows it")
     assert main(["run", str(root), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "t.jsonl: line 1: 'c1~t' was judged as the copy of digest" in err
+
+
+def test_a_stale_digest_names_every_later_stale_line_and_the_way_to_new_digests(tmp_path: Path) -> None:
+    """Review U29: a template edited after labeling with digests makes every bound judgement stale, and the refusal
+    named one line, telling to take the digest "as run.cases shows it" from a run the refusal itself prevents: 20
+    copies took 20 edits, each found by loading again. It now counts the later stale lines and says how to get the
+    new digests (take the lines out, run, read the copy). Lines that judge the copy as it is now, and lines that
+    are no judgement with a digest, are not counted."""
+    now = {f"c{i}~t": f"{i:064x}" for i in range(1, 9)}
+    old = "f" * 64
+    lines = [json.dumps({"case_id": "c1~t", "valid": True, "digest": old}),
+             json.dumps({"case_id": "c2~t", "valid": True, "digest": now["c2~t"]}),  # still its copy's
+             '{"case_id": "c3~t", "valid": true}',  # matched by id: no digest to be stale
+             "[1, 2]",
+             *(json.dumps({"case_id": f"c{i}~t", "valid": False, "digest": old}) for i in range(4, 9))]
+    path = _file(tmp_path, lines)
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, set(now), "t", copy_digest=lambda copy_id: now[copy_id])
+    message = str(info.value)
+    assert info.value.line == 1 and "\n" not in message
+    assert "changed since); 5 later lines are too (5, 6, 7, 8, 9): " in message
+    assert message.endswith("take those lines out (their pairs are then unlabeled), run the suite, read the copy in "
+                            "run.panel('c1~t') and write the judgement with its digest as run.cases shows it")
+    lines += [f'{{"case_id": "c1~t", "valid": true, "labeler": "bo", "digest": "{old}"}}']  # a sixth: shown as …
+    with pytest.raises(LabelFileError, match=r"; 6 later lines are too \(5, 6, 7, 8, 9, …\): "):
+        load_labels(_file(tmp_path, lines), set(now), "t", copy_digest=lambda copy_id: now[copy_id])
+    with pytest.raises(LabelFileError, match=r"changed since\): read the copy again and judge it anew: take the line "
+                                             r"out \(its pair is then unlabeled\), run the suite"):
+        load_labels(_file(tmp_path, lines[:1]), set(now), "t", copy_digest=lambda copy_id: now[copy_id])
 
 
 def test_a_digest_follows_the_source_case_too(make_suite: Callable[..., Path]) -> None:

@@ -903,6 +903,23 @@ def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str)
                               "file, or remove it"
 
 
+def test_a_missing_label_file_says_an_empty_one_lets_the_suite_run_to_read_the_copies(make_suite) -> None:
+    """Review U29: the refusal told to write one judgement per copy, but a copy is read in a run (run.panel), and no
+    run loads without the file: a new user had no way in. It now says an empty file runs the suite, every pair
+    unlabeled, which holds."""
+    root = make_suite(CASES, evaluators=[{"type": "answer_matches"}],
+                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",
+                                                   "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
+    err = _error(root)
+    assert err.key == "metamorphic.transforms[0].validity_labels" and "\n" not in str(err)
+    assert str(err).endswith('"valid": true|false}, or create it empty to run the suite first and read the copies '
+                             "(run.panel(case_id)): an empty file leaves every pair unlabeled")
+    (root / "labels").mkdir()
+    (root / "labels" / "t.jsonl").write_bytes(b"")
+    run = op.run(load_suite(root), progress=False)
+    assert op.validity(run).loc[0, "labeled"] == 0 and run.panel("c1~t") is not None
+
+
 def test_a_typo_in_cases_names_the_suite_file_and_the_key(make_suite) -> None:
     """First-hour review: ``cases: case.jsonl`` gave "case.jsonl: cannot read the case file: No such file or
     directory", naming neither oloproof.yaml nor the key to fix."""
