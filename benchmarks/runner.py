@@ -262,10 +262,10 @@ class KeptRecords:
 def copy_parts_child(folder: Path, out: Path, copies: int, runs: int) -> dict[str, Any]:
     """Where the live columnar copy's time goes, in one warm process, and the collections it makes a run pay.
 
-    The parts: the copy's own steps as ``LiveCopy`` takes them, done again on one run's records — each chunk
-    of ``CHUNK`` cases turned into every frame's items (``frames.chunk_items``; ``changes`` is ``leaf_diff``),
-    the items into Arrow tables (``to_arrow``), the tables into the nine files (``CopyWriter``, its commit
-    included). CPU time of this thread with the garbage collector paused, medians of ``copies`` copies after
+    The parts: the copy's own steps as ``LiveCopy`` takes them, done again on one run's records — each record
+    turned into every frame's rows, JSON cells as text (``frames.ChunkItems``; ``changes`` is ``leaf_diff``), each
+    chunk's rows of ``CHUNK`` cases into Arrow tables (``to_arrow``), the tables into the nine files (``CopyWriter``,
+    its commit included). CPU time of this thread with the garbage collector paused, medians of ``copies`` copies after
     an untimed one. The collections: counted per generation in ``run_suite`` (the copy committed) with the
     live copy and without any sink, ``runs`` runs each, alternating, after one untimed run of each.
     """
@@ -287,22 +287,17 @@ def copy_parts_child(folder: Path, out: Path, copies: int, runs: int) -> dict[st
     parts: dict[str, list[float]] = {}
     cells = json_cells = 0
     for i in range(copies + 1):  # the first: first-use costs, not counted
-        spent = {"arrow": 0.0, "files": 0.0}
+        spent = {"rows": 0.0, "arrow": 0.0, "files": 0.0}
         writer = CopyWriter(out, {})
         gc.disable()
         try:
             for start in range(0, len(kept.added), CHUNK):
-                chunk = kept.added[start:start + CHUNK]
-                items = frames.chunk_items([rec for rec, _, _ in chunk], [ref for _, ref, _ in chunk],
-                                           run.config.tool_errors, unscored=run.unscored_ids)
-                while True:
-                    t = time.thread_time()
-                    part = next(items, None)
-                    took = time.thread_time() - t
-                    if part is None:
-                        break
-                    name, rows, state_refs = part
-                    spent[name] = spent.get(name, 0.0) + took
+                t = time.thread_time()
+                chunk = frames.ChunkItems(run.config.tool_errors, unscored=run.unscored_ids)
+                for rec, ref, _ in kept.added[start:start + CHUNK]:
+                    chunk.add(rec, ref)
+                spent["rows"] += time.thread_time() - t
+                for name, rows, state_refs in chunk.parts():
                     t = time.thread_time()
                     table = to_arrow(FRAMES[name], rows, state_refs)
                     spent["arrow"] += time.thread_time() - t
@@ -345,7 +340,6 @@ def copy_parts_child(folder: Path, out: Path, copies: int, runs: int) -> dict[st
 def copy_parts_lines(parts: dict[str, Any], copies: int, runs: int) -> str:
     """The lines ``--copy-parts`` prints of :func:`copy_parts_child`'s result."""
     ms = {name: 1e3 * s for name, s in parts["parts"].items()}
-    items = [name for name in ms if name not in ("arrow", "files")]
     per_cell = 1e6 * ms["arrow"] / max(parts["cells"], 1)
     gc_line = "; ".join(
         f"{'with the copy' if label == 'copy' else 'without a copy'}: "
@@ -353,12 +347,10 @@ def copy_parts_lines(parts: dict[str, Any], copies: int, runs: int) -> str:
         + f" passes, {1e3 * sum(passes[1] for passes in gens.values()):.1f} ms"
         for label, gens in parts["gc"].items())
     return (f"    where the copy of {parts['cases']:,} cases goes (one warm process, CPU time, collector paused, "
-            f"medians of {copies} copies): records into items {sum(ms[n] for n in items):.1f} ms ("
-            + ", ".join(f"{'changes (leaf_diff)' if n == 'changes' else n} {ms[n]:.1f}"
-                        for n in sorted(items, key=lambda n: -ms[n]))
-            + f"), Arrow tables {ms['arrow']:.1f} ms ({parts['cells']:,} cells, {per_cell:.0f} ns a cell; "
-            f"{parts['json_cells']:,} of them JSON texts), the nine files {ms['files']:.1f} ms; "
-            f"in all {sum(ms.values()):.1f} ms\n"
+            f"medians of {copies} copies): records into rows {ms['rows']:.1f} ms (every frame's, the JSON cells "
+            f"written as text, the changes diffed), Arrow tables {ms['arrow']:.1f} ms ({parts['cells']:,} cells, "
+            f"{per_cell:.0f} ns a cell; {parts['json_cells']:,} of them JSON texts), the nine files "
+            f"{ms['files']:.1f} ms; in all {sum(ms.values()):.1f} ms\n"
             f"    garbage collections of one run_suite (young / middle / full passes and their time, medians of "
             f"{runs} runs each, alternating): {gc_line}; the same runs' wall time: with the copy (committed) "
             f"{1e3 * parts['walls']['copy']:.0f} ms, without {1e3 * parts['walls']['none']:.0f} ms")

@@ -66,7 +66,7 @@ def test_runner_smoke_oloproof() -> None:
     assert "(a) oloproof_nb" in out and "cases/s" in out and "FAIL" not in out
     assert "imports the calls cannot avoid" in out and "skipped (--no-inspect)" in out
     assert "stateful-agent (48 cases): copy" in out and "writing the nine Parquet files" in out
-    assert "where the copy of 50 cases goes" in out and "changes (leaf_diff)" in out and "the nine files" in out
+    assert "where the copy of 50 cases goes" in out and "records into rows" in out and "the nine files" in out
     assert "garbage collections of one run_suite" in out and "without a copy: " in out
     assert "the end of that run (the last record's add to the copy in place, wall)" in out
     # the live copy's CPU time in the run, which benchmarks/README's 5 Dec pass quotes (93.5 ms)
