@@ -8,6 +8,7 @@ member too large uncompressed.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import zipfile
@@ -222,8 +223,45 @@ def is_inspect_source(path: Path) -> bool:
     unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
     # a .json named as Inspect AI names its logs is one (an empty one a killed eval left): a folder holding only it
     # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory" (review F54)
-    return bool(unread) or any(f.suffix == ".eval" or _named_json_log(f) or (f.suffix == ".json" and is_inspect_log(f))
-                               for f in near)
+    return bool(unread) or any(f.suffix == ".eval" or _named_json_log(f)
+                               or (f.suffix == ".json" and (is_inspect_log(f) or _cut_json_log(f))) for f in near)
+
+
+_TRUNCATED_JSON = ("it starts as an Inspect AI .json log does, with its \"version\" key, but its JSON ends before the "
+                   "log's \"eval\" key: cut short")
+
+
+def _cut_json_log(f: Path) -> bool:
+    """Whether the ``.json`` file ``f`` starts as an Inspect AI log does (its first key ``version``:
+    :data:`_JSON_LOG_START`) but ends, cut short, before the log's ``eval`` key: a log whose copy was cut short, not
+    some other file. Only a file within :data:`_HEAD_BYTES` can be one (a longer log names ``eval`` in its first
+    bytes, and is read as a log, whose reader says what is wrong), and one that is whole JSON is another file."""
+    try:
+        with f.open("rb") as handle:
+            data = handle.read(_HEAD_BYTES + 1)
+    except OSError:
+        return False
+    if len(data) > _HEAD_BYTES or _JSON_LOG_START.match(data.lstrip()) is None or b'"eval"' in data:
+        return False
+    try:
+        json.loads(data)
+    except ValueError:  # UnicodeDecodeError too
+        return True
+    return False
+
+
+def _damage(p: Path) -> str | None:
+    """What is wrong with ``p``, given alone, when it is a log by its name or its first key but no readable one:
+    an ``.eval`` that is no zip archive holding ``header.json`` (cut short, damaged), a ``.json`` cut short
+    (:func:`_cut_json_log`) or named as Inspect AI names its logs; None for another file."""
+    if p.suffix == ".eval":
+        return ("an .eval log is a zip archive holding header.json or _journal/start.json, and this file is not one: "
+                "cut short or damaged")
+    if _cut_json_log(p):
+        return _TRUNCATED_JSON
+    if _named_json_log(p):
+        return "named as Inspect AI names its logs, but not an eval log's JSON"
+    return None
 
 
 def _named_json_log(f: Path) -> bool:
@@ -250,6 +288,9 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         if unread is not None:
             raise OloproofError(f"{p}: {unread}; give an Inspect AI log you can read")
         if not is_inspect_log(p):
+            damage = _damage(p)
+            if damage is not None:  # a log by its name or its first key: "not an Inspect AI log (an .eval ...)" misled
+                raise OloproofError(f"{p}: not a readable Inspect AI log ({damage}); repair it, or give the whole log")
             raise OloproofError(f"{p}: not an Inspect AI log (an .eval or .json eval log)")
         return [p]
     if p.is_dir():
@@ -270,6 +311,12 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         if damaged:
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (named as Inspect AI names its logs, "
                                 "but not an eval log's JSON); repair or remove it, or read the other logs one by one")
+        # so is one that starts as a log does but ends before its "eval" key (a copy cut short, renamed): skipped
+        # without a word, its folder was judged on the other logs (review R69)
+        damaged = [f for f in near if f.suffix == ".json" and f not in found and _cut_json_log(f)]
+        if damaged:
+            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log ({_TRUNCATED_JSON}); repair or remove "
+                                "it, or read the other logs one by one")
         if not found:
             raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder or its folders (two levels "
                                 "are read: Inspect AI writes its logs flat into its log folder)")

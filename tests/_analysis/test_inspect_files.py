@@ -178,3 +178,45 @@ def test_a_log_that_cannot_be_read_is_named_not_left_out_nor_called_no_log(tmp_p
         f"OloproofError: {evals / 'locked.eval'}: {refused}",
         f"OloproofError: {alone / 'locked.json'}: {refused}",
         "True"], done.stderr
+
+
+_LOG_HEAD = json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "run_id": "r"}})
+
+
+def test_a_json_inspect_log_cut_short_before_its_eval_key_is_named_not_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A .json log copied under a name of one's own and cut short 20 bytes in (``{"version": 2,`` and no more) was not
+    taken for a log, so a folder holding it beside a whole log was judged on the whole one alone, exit 0 or 1 without a
+    word (review R69), and a folder holding only it was "not a run directory". Now it is one line naming it, exit 2; a
+    whole JSON file whose first key is ``version`` (no log) is still another file, left out."""
+    from oloproof_nb._analysis.inspect_files import inspect_log_files, is_inspect_source
+    from oloproof_nb.cli import main
+
+    folder, alone = tmp_path / "logs", tmp_path / "alone"
+    folder.mkdir()
+    alone.mkdir()
+    (folder / "whole.json").write_text(_LOG_HEAD, encoding="utf-8")
+    (folder / "package.json").write_text('{"version": "1.0.0", "name": "tool"}', encoding="utf-8")  # no log
+    cut = '{\n  "version": 2,\n  '  # the first 20 bytes of a log Inspect writes
+    (folder / "copied.json").write_text(cut, encoding="utf-8")
+    (alone / "copied.json").write_text(cut, encoding="utf-8")
+    said = "copied.json: not a readable Inspect AI log (it starts as an Inspect AI .json log does"
+    with pytest.raises(op.OloproofError, match=re.escape(said)):
+        inspect_log_files(folder)
+    assert is_inspect_source(alone)
+    for where in (folder, alone, alone / "copied.json"):
+        assert main(["gate", str(where)]) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1, err
+    (folder / "copied.json").unlink()
+    assert [f.name for f in inspect_log_files(folder)] == ["whole.json"]  # a whole non-log JSON stays left out
+
+
+def test_an_eval_log_cut_short_given_alone_is_called_unreadable_not_no_inspect_log(tmp_path: Path) -> None:
+    """An .eval log cut short (no zip central directory) given alone was "not an Inspect AI log (an .eval or .json eval
+    log)", told it was not the very thing it is named; in a folder it was already "not a readable Inspect AI log"."""
+    cut = tmp_path / "run.eval"
+    cut.write_bytes(b"PK\x03\x04" + b"\x00" * 200)
+    with pytest.raises(op.OloproofError, match=re.escape(f"{cut}: not a readable Inspect AI log (an .eval log is a "
+                                                         "zip archive holding header.json")):
+        op.from_inspect(cut)

@@ -558,7 +558,7 @@ def test_a_damaged_log_in_a_folder_is_named_not_skipped(logs: dict[str, Path], t
     assert main(["gate", str(folder)]) == 2
     assert "truncated.eval: not a readable Inspect AI log" in capsys.readouterr().err
     assert main(["gate", str(folder / "truncated.eval")]) == 2  # given alone: not "no such run directory"
-    assert "truncated.eval: not an Inspect AI log" in capsys.readouterr().err
+    assert "truncated.eval: not a readable Inspect AI log" in capsys.readouterr().err
 
 
 def test_a_log_folder_is_read_two_levels_deep_by_the_cli_and_from_inspect_alike(
