@@ -100,3 +100,10 @@ def test_a_number_the_score_map_decides_is_on_no_scale() -> None:
     assert on_default_scale(7, {7: "pass"}) is None
     assert on_default_scale(7, {8: "pass"}) is False
     assert on_default_scale(0.5, {7: "pass"}) is True
+
+
+def test_text_that_spells_a_number_is_missing_unless_mapped() -> None:
+    """README: Inspect's ``value_to_float`` reads ``"1.0"`` as 1.0; this table is stricter (other text, missing: never
+    a pass), and ``score_map`` maps it."""
+    assert [score_verdict(v)[0] for v in ("1.0", "7", "0.5")] == ["missing"] * 3
+    assert score_verdict("1.0", {"1.0": "pass"})[0] == "pass"
