@@ -92,7 +92,9 @@ class Run(ColumnarCopy):
     Attributes
     ----------
     directory : Path
-        The run directory (a pooled run: its first run's).
+        The run directory (a pooled run: its first run's); it cannot be set, as :attr:`suite_root`.
+    suite_root : Path or None
+        The suite folder the run was made from, as its manifest names it (None: no suite folder, an Inspect AI log).
     manifest : Manifest
         Its ``manifest.json`` (a pooled run: its first run's), the Run's own object: an edit of it in place makes its
         gate no release decision (``edited_frames``, as :attr:`replaced`), and it cannot be set.
@@ -129,7 +131,7 @@ class Run(ColumnarCopy):
     def __init__(self, directory: Path, manifest: Manifest, config: SuiteConfig | None = None,
                  journal: Journal | None = None) -> None:
         directory = Path(directory).absolute()  # read lazily: a notebook's os.chdir must not change the run read
-        self.directory = directory
+        self._directory = directory
         # the labels the Run judges by are not the manifest's own lists (relabeled there in place, the gate judged
         # the relation on those labels and PASSed: review F58), and the manifest, given itself, is watched for an
         # edit in place (review R60, see manifest_edits)
@@ -139,7 +141,7 @@ class Run(ColumnarCopy):
         self._config: SuiteConfig = config if config is not None else parse_suite_config(stored.config,
                                                                                           directory / MANIFEST)
         self._release: ReleaseConfig | None = release_from_manifest(stored.release)
-        self.suite_root = Path(stored.root) if stored.root else None
+        self._suite_root = Path(stored.root) if stored.root else None
         self._states = StateReader(directory)
         self._journal = journal if journal is not None else Journal(directory, self._states, self._same_copy)
         #: ``[size, mtime_ns]`` of the manifest.json :attr:`manifest` was read from, when known (None: not known):
@@ -271,6 +273,30 @@ class Run(ColumnarCopy):
     def manifest(self, value: Manifest) -> None:
         raise OloproofError("run.manifest is the manifest.json the run was made with, as read; load the run again "
                             "(op.load_run) for the folder's own")
+
+    @property
+    def directory(self) -> Path:
+        """The run directory the Run reads (a pooled run: its first run's), as an absolute path; it cannot be set:
+        the frames are read from it, and set to another run's folder, the gate's next read was refused as "the folder
+        was replaced"."""
+        return self._directory
+
+    @directory.setter
+    def directory(self, value: Path) -> None:
+        raise OloproofError("run.directory is the run directory the run was read from; load another run with "
+                            "op.load_run(DIR)")
+
+    @property
+    def suite_root(self) -> Path | None:
+        """The suite folder the run was made from, as its manifest names it (None: no suite folder, an Inspect AI
+        log). It cannot be set, as :attr:`directory`: the gate compares the suite's files there with what the run
+        recorded (a release.yaml changed since the run), and set to another folder, it compared that one's."""
+        return self._suite_root
+
+    @suite_root.setter
+    def suite_root(self, value: Path | None) -> None:
+        raise OloproofError("run.suite_root is the suite folder the run was made from, as its manifest stores it; "
+                            "run the suite in another folder with op.run(op.load_suite(FOLDER))")
 
     @property
     def manifest_edits(self) -> tuple[str, ...]:

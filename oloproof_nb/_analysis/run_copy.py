@@ -77,7 +77,7 @@ class ColumnarCopy:
     A mixin: ``Run.__init__`` sets the attributes declared here.
     """
 
-    directory: Path
+    _directory: Path  # Run.directory gives it (it cannot be set)
     _manifest: Manifest  # Run.manifest gives it, itself (see _take_manifest)
     _as_read: Manifest  # a copy of it as it was read, its labels left out (see _take_manifest)
     _config: SuiteConfig  # the run's (Run.config gives a copy each read)
@@ -92,9 +92,12 @@ class ColumnarCopy:
     _frames: dict[str, pd.DataFrame]
     _replaced: set[str]
 
-    if TYPE_CHECKING:  # the Run's (the manifest it holds)
+    if TYPE_CHECKING:  # the Run's (the manifest it holds, the folder it was read from)
         @property
         def manifest(self) -> Manifest: ...
+
+        @property
+        def directory(self) -> Path: ...
 
     @cached_property
     def _pair_labels(self) -> dict[str, dict[str, Label]]:

@@ -730,6 +730,11 @@ def parse_pattern(pattern: str) -> tuple[str, ...]:
     --------
     >>> parse_pattern("accounts.*.balance"), parse_pattern('**.updated_at')
     (('accounts', '*', 'balance'), ('**', 'updated_at'))
+
+    There is no escape: a key named ``*`` is matched by every key beside it, bracketed or not.
+
+    >>> [pattern_matches(parse_pattern('grants["*"]'), ("grants", key)) for key in ("*", "alice")]
+    [True, True]
     """
     return parse_path(pattern)
 

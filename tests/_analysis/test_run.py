@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import oloproof_nb as op
-from oloproof_nb.errors import CopyChangedError, RunDirError
+from oloproof_nb.errors import CopyChangedError, OloproofError, RunDirError
 
 
 def _cases(n: int, failing: int) -> list[dict[str, object]]:
@@ -53,6 +53,23 @@ def test_a_run_opened_by_a_relative_path_stays_that_run_after_chdir(two_runs: tu
     assert op.gate(run).table.loc[0, "passed"] == 22
     monkeypatch.chdir(first.parent.parent)  # a folder with no "run" in it
     assert len(op.load_run(first).cases) == len(run.cases) == 30
+
+
+def test_where_a_run_was_read_from_and_made_cannot_be_set(two_runs: tuple[Path, Path]) -> None:
+    """``run.directory`` and ``run.suite_root`` are facts of the run, as ``run.manifest`` is: set to the other run's
+    folder, the next frame read was refused as "the folder was replaced", and the suite folder the gate compares
+    with the run's files was another's. Each is refused in one line and the run reads on as it was: 8 of 30 fail."""
+    first, second = two_runs
+    run = op.load_run(first)
+    made_in = run.suite_root
+    assert made_in is not None and made_in != op.load_run(second).suite_root
+    with pytest.raises(OloproofError, match=r"^run\.directory is the run directory the run was read from; load "):
+        run.directory = second
+    with pytest.raises(OloproofError, match=r"^run\.suite_root is the suite folder the run was made from"):
+        run.suite_root = op.load_run(second).suite_root
+    assert run.directory == first and run.suite_root == made_in
+    verdicts = run.verdicts
+    assert (verdicts["verdict"] == "pass").sum() == 22 and len(verdicts) == 30
 
 
 @pytest.mark.filterwarnings("ignore:The inplace keyword")  # pandas 3.1 deprecates it; notebooks still do it

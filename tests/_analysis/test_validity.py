@@ -191,7 +191,8 @@ def _scored(run: op.Run, criterion: str = "answer_matches") -> set[str]:
 
 
 def test_a_copy_labeled_invalid_is_scored_by_no_criterion(example_suite: Path, tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           plots_not_encoded: None) -> None:
     """ord-018~injected is labeled invalid: the injected text makes its ticket malformed, so the source's expected
     escalation is not its own. It was still scored against it by every criterion (a failing answer_matches row,
     and a copy that happened to pass could lift a criterion to PASS). Now no criterion scores it; it stays a case
@@ -237,7 +238,7 @@ def test_a_copy_labeled_invalid_is_scored_by_no_criterion(example_suite: Path, t
 
 
 def test_the_labels_of_a_transform_that_is_not_checked_leave_no_copy_out(example_suite: Path, tmp_path: Path) -> None:
-    """Fresh-eyes review F2: labeling every failing copy invalid dropped them all, though validity then fell to
+    """Labeling every failing copy invalid dropped them all, though validity then fell to
     0.5 against a minimum of 0.85 (the transform not checked): answer_matches 34 of 36, PASS at 0.6, exit 0. Labels
     a transform's own rule rejects decide nothing: every copy is scored, as its relation is held back."""
     first = op.run(op.load_suite(example_suite), out=tmp_path / "first", progress=False)
@@ -303,7 +304,7 @@ def test_a_run_pooled_with_its_twin_keeps_its_labels(example_suite: Path, tmp_pa
 
 
 def test_copies_labeled_invalid_are_named_in_case_order_and_only_those_the_run_holds(
-        example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], plots_not_encoded: None) -> None:
     """With the transform's minimum lowered to 0 its labels are checked however many pairs they call invalid: the 22
     copies ord-001~injected … ord-022~injected labeled invalid are each scored by no criterion, named in case order;
     the report names the first 20 and says there are more, the command line the first 3. A run stopped after its
@@ -346,7 +347,7 @@ def test_copies_labeled_invalid_are_named_in_case_order_and_only_those_the_run_h
 
 def test_a_stopped_run_leaves_out_the_copies_its_relation_and_validity_call_checked(example_suite: Path,
                                                                                      tmp_path: Path) -> None:
-    """Review M4 finding 3. ord-002~injected is labeled invalid besides ord-018~injected: 22 of the suite's 24
+    """ord-002~injected is labeled invalid besides ord-018~injected: 22 of the suite's 24
     pairs valid, 0.92 >= the minimum 0.85, so the transform is checked. The run is stopped after 6 case runs
     (ord-001 … ord-003 and their copies). The copies left out were decided over the suite's 24 pairs, the relation
     and op.validity over the 3 recorded (2 of 3 valid, 0.67: not checked): ord-002~injected lost its answer and
@@ -394,7 +395,7 @@ def test_a_stopped_run_leaves_out_the_copies_its_relation_and_validity_call_chec
 
 def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
         make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R5: c1~t was labeled invalid when the run was made, so its failing answer_matches row was left out;
+    """c1~t was labeled invalid when the run was made, so its failing answer_matches row was left out;
     the labeler then corrected it to valid, and `oloproof gate` of the stored run still left the row out without a
     word (the run's labels decide, as its release.yaml does). Now a warning names the label file and the pair, as
     for a changed release.yaml; a reworded note (the same majority) and a label file gone say nothing."""

@@ -1,6 +1,5 @@
-"""Review F64 (mutants on review L7's report sentences): the fault replays section names ``run_id=`` on a pooled run
-only. L7's test suite made no fault replay, so the section was absent and a mutant that named ``run_id=`` for a
-run of its own too passed."""
+"""The fault replays section of a report names ``run_id=`` on a pooled run only. A suite that made no fault replay
+left the section out, so a mutant that named ``run_id=`` for a run of its own too passed: the example makes them."""
 
 from __future__ import annotations
 
@@ -10,7 +9,8 @@ import oloproof_nb as op
 from oloproof_nb._display.report import write_report
 
 
-def test_the_replays_section_names_run_id_on_a_pooled_run_only(tmp_path: Path) -> None:
+def test_the_replays_section_names_run_id_on_a_pooled_run_only(tmp_path: Path, plots_not_encoded: None) -> None:
+    """Only the reports' text is read: their plots are drawn, not encoded (most of a report's time)."""
     from oloproof_nb.examples import init_example
 
     suite = init_example("stateful-agent", tmp_path / "suite")
