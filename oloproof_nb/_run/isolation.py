@@ -253,6 +253,16 @@ class ProcessWorkers:
         parent.send(self._spec)
         return _Worker(proc=proc, conn=parent, start_failures=failures)
 
+    def _named(self, problem: str) -> str:
+        """Why the system could not start, naming the suite file once: a worker's import of the system or of the
+        suite's checks says ``oloproof.yaml: system: importing …`` itself (review R67: it was named twice)."""
+        return problem if problem.startswith(f"{self._suite_file}: ") else f"{self._suite_file}: system: {problem}"
+
+    def _unnamed(self, problem: str) -> str:
+        """``problem`` without the suite file's ``system:`` prefix (in a line that names them already)."""
+        prefix = f"{self._suite_file}: system: "
+        return problem[len(prefix):] if problem.startswith(prefix) else problem
+
     def _cannot_start(self, exc: OSError) -> OloproofError:
         limit = ("raise the limit on open files (ulimit -n) or run fewer workers"
                  if exc.errno in (errno.EMFILE, errno.ENFILE) else
@@ -273,7 +283,7 @@ class ProcessWorkers:
                 raise
             if problem is not None:
                 self.stop()
-                raise OloproofError(f"{self._suite_file}: system: {problem}")
+                raise OloproofError(self._named(problem))
         assert self._identity is not None
         return self._identity
 
@@ -362,7 +372,7 @@ class ProcessWorkers:
         self._workers.remove(worker)
         if failures >= MAX_START_FAILURES:
             raise OloproofError(f"{self._suite_file}: system: a fresh worker process could not build the system "
-                                f"{failures} times in a row (last: {failed_start})")
+                                f"{failures} times in a row (last: {self._unnamed(str(failed_start))})")
         self._workers.append(self._spawn(failures))
 
     # -- the loop -----------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from .finish import how_to_finish
 from .observe import OBSERVES, UNOBSERVED, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import RunStore
-from .systems import KnownCode, OtherSystem, as_factory, build_checked, release, replay_fingerprint
+from .systems import Held, KnownCode, OtherSystem, as_factory, build_checked, release, replay_fingerprint
 
 __all__ = ["run_on_executor"]
 
@@ -53,6 +53,9 @@ class _WorkerSuite:
     #: the ``(version, code fingerprint)`` of each run an instance of its system was checked against and gave: that
     #: run's later batches take its system as it is, whatever its files say since (:func:`_remote_suite`)
     checked: set[tuple[str | None, str | None]] = field(default_factory=set)
+    #: the instances its batches hold (running or pooled): a factory that gives one again is refused (review R67:
+    #: a module-level instance ran the concurrent batches of a ThreadPoolExecutor on one sandbox)
+    instances: Held = field(default_factory=Held)
 
 
 #: The suites this worker process loaded, by folder and the digests of its files (one entry per folder: an earlier
@@ -155,7 +158,10 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
                                 "workers after changing the system's code") from None
         held.checked.add(wanted)
-        return built
+        try:
+            return held.instances.add(built)
+        except OloproofError as exc:
+            raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {exc}") from None
 
     try:
         system, theirs = pool.get_nowait()
@@ -166,6 +172,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         # still holding the system as it was (its code imported before an edit, a version read when it was built)
         # would run every batch on it while the run records the new version. Released, and one built and checked.
         if system is not None:
+            held.instances.drop(system)
             old, system = [system], None
             release(old, timeout_s)
         system = checked()
@@ -181,6 +188,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         for index, case in batch:
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
+                if not outcome.abandoned_call:  # a call abandoned on it may still run: never given back
+                    held.instances.drop(system)
                 old, system = [system], None
                 release(old, timeout_s)
                 system = checked()  # a deployment that moved on since the batch began: refused, not pooled

@@ -57,6 +57,7 @@ from .systems import (
     GIVE_FINGERPRINT,
     NO_FINGERPRINT,
     NO_SETTINGS_FINGERPRINT,
+    Held,
     KnownCode,
     OtherSystem,
     as_factory,
@@ -405,6 +406,8 @@ class _Systems:
     epoch_given: list[str] | None = None
     #: Instances a finished thread run leaves: released (:func:`_release_left`) once the run is finished.
     left: list[Any] = field(default_factory=list)
+    #: The instances the run holds: one the factory gives again is refused (a module-level instance: review R67).
+    held: Held = field(default_factory=Held)
 
 
 def _release_left(systems: _Systems | None, timeout_s: float | None) -> None:
@@ -455,11 +458,14 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
         read_or_release(held, timeout_s, read)
     first = held.pop()
 
-    def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
-        return named(lambda: build_checked(factory, target, (version, fingerprint), root=suite.root, spec=spec,
-                                           timeout_s=timeout_s, known=known))
+    holding = Held()  # a factory that gives an instance the run holds (a module-level one) is refused
+    holding.add(first)
 
-    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first))
+    def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
+        return named(lambda: holding.add(build_checked(factory, target, (version, fingerprint), root=suite.root,
+                                                    spec=spec, timeout_s=timeout_s, known=known)))
+
+    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first), held=holding)
 
 
 def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:
@@ -611,17 +617,19 @@ def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings
     instance). The instances are taken from ``systems`` and released under the timeout (:func:`release`)."""
     rebuild = systems.rebuild
     held, systems.first = [systems.first], None  # the only reference: released on the helper thread
-    stale = False
+    stale = abandoned = False
     stuck: OloproofError | None = None
     for index, case in pending:
         if stuck is not None:  # after the timed-out case was recorded: none runs beside its call
             raise stuck
         if stale and rebuild is not None:  # built only when a case needs it, after the failed case was recorded
+            if not abandoned:  # a call abandoned on it may still run: the factory must not give it back
+                systems.held.drop(held[0])
             release(held, settings.timeout_s)
             held.append(rebuild())
             stale = False
         outcome = execute_case(case, index, held[0], settings)
-        stale = outcome.needs_fresh_system and rebuild is not None
+        stale, abandoned = outcome.needs_fresh_system and rebuild is not None, outcome.abandoned_call
         if outcome.abandoned_call and rebuild is None:
             stuck = OloproofError(
                 f"case {case.id!r}: a call exceeded case_timeout_s={settings.timeout_s:g} and may still be running "
@@ -650,7 +658,7 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
     instances.put(systems.first)
     systems.first = None  # the queue holds the only references: released on the helper thread
     for _ in range(workers - 1):
-        instances.put(rebuild())
+        instances.put(rebuild())  # a factory giving every worker one instance is refused (Held)
 
     def task(index: int, case: Case) -> CaseRecord:
         system = instances.get()
@@ -661,6 +669,8 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
             if outcome.needs_fresh_system:
                 old, system = [system], None
                 try:
+                    if not outcome.abandoned_call:  # a call abandoned on it may still run: never given back
+                        systems.held.drop(old[0])
                     release(old, settings.timeout_s)
                     system = rebuild()
                 except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run

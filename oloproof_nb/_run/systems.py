@@ -19,7 +19,9 @@ import hashlib
 import inspect
 import pathlib
 import sys
+import threading
 import uuid
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,7 +34,7 @@ from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "build_checked",
            "OtherSystem", "read_or_release", "other_identity", "KnownCode", "replay_fingerprint", "CODE_SCHEMA",
-           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT"]
+           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT", "Held", "SHARED_INSTANCE"]
 
 T = TypeVar("T")
 
@@ -111,6 +113,45 @@ def release(instances: list[Any], timeout_s: float | None) -> None:
     abandoned on its helper thread) is left to them.
     """
     _call(instances.clear, "releasing a system instance (its __del__ or a finaliser)", timeout_s)
+
+
+#: Why a run refuses an instance its factory built: one the run still holds (review R67).
+SHARED_INSTANCE = ("the system's factory returned an instance the run still holds (the same object: a module-level "
+                   "or cached instance), so two cases would run on one sandbox at once (another worker's case, or a "
+                   "call that exceeded case_timeout_s and may still be running on it); make the factory build a new "
+                   "instance on each call (give the class, or a function that returns a new one)")
+
+
+class Held:
+    """The system instances a run holds (each worker's, and one a call abandoned after a timeout may still run on),
+    by weak reference: a factory that gives one of them again is refused (:data:`SHARED_INSTANCE`).
+
+    A factory returning a module-level instance counted as one that builds: ``workers=4`` ran four cases on one
+    sandbox at once (18 of 24 ``state_matches`` failed that pass on one worker), and a serial run went on beside a
+    timed-out call still writing into it, where an instance given to the run stops it (review R67). An instance
+    that takes no weak reference (``__slots__`` without ``__weakref__``) is not tracked.
+    """
+
+    def __init__(self) -> None:
+        self._refs: list[weakref.ref[Any]] = []
+        self._lock = threading.Lock()
+
+    def add(self, instance: Any) -> Any:
+        """Note ``instance`` as held and return it; :class:`OloproofError` when the run holds it already."""
+        with self._lock:
+            self._refs = [ref for ref in self._refs if ref() is not None]
+            if any(ref() is instance for ref in self._refs):
+                raise OloproofError(SHARED_INSTANCE)
+            try:
+                self._refs.append(weakref.ref(instance))
+            except TypeError:  # no weak references to it: not tracked
+                pass
+        return instance
+
+    def drop(self, instance: Any) -> None:
+        """``instance`` is no longer held (released with no call left running on it)."""
+        with self._lock:
+            self._refs = [ref for ref in self._refs if ref() is not None and ref() is not instance]
 
 
 def version_of(instance: Any) -> str | None:
