@@ -94,10 +94,12 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     With α = 1 − confidence, low = Beta⁻¹(α/2; k, n − k + 1) and high = Beta⁻¹(1 − α/2; k + 1, n − k),
     with low = 0 when k = 0 and high = 1 when k = n, from ``scipy.special.betaincinv`` (the inverse of
     the regularised incomplete beta function, which ``scipy.stats.beta.ppf`` calls; defined for real k
-    and n). At k = n the lower end is the closed form (α/2)^(1/n), the Beta(n, 1) quantile, and at k = 0
-    the upper end is 1 − (α/2)^(1/n): a solver can round those one unit in the last place either way
-    (scipy 1.10 did), and the cluster bounds cap a run with failures at this same all-pass number, so
-    the gate's promise that a perfect run is never judged below one with a failure holds to the last bit.
+    and n) and, for high, ``betainccinv`` at the upper tail α/2 (as ``scipy.stats.beta.isf``, which
+    statsmodels calls: 1 − α/2 rounds near 1). At k = n the lower end is the closed form (α/2)^(1/n), the
+    Beta(n, 1) quantile, and at k = 0 the upper end is 1 − (α/2)^(1/n): a solver can round those one unit in
+    the last place either way (scipy 1.10 did), and the cluster bounds cap a run with failures at this same
+    all-pass number, so the gate's promise that a perfect run is never judged below one with a failure holds
+    to the last bit.
     Equal to statsmodels ``proportion_confint(method="beta")`` to 1e-12.
 
     References
@@ -120,7 +122,9 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
         return (alpha / 2) ** (1.0 / n), 1.0
     if k == 0:
         return 0.0, 1.0 - (alpha / 2) ** (1.0 / n)
-    return float(special.betaincinv(k, n - k + 1, alpha / 2)), float(special.betaincinv(k + 1, n - k, 1 - alpha / 2))
+    # the upper end from the upper tail α/2 itself (betainccinv), not from 1 − α/2: that float near 1 is off by up to
+    # 5.6e-17, 1.1e-10 of α/2 = 5e-7 at confidence 0.999999, and the bound moved by 2.5e-12 (review R68)
+    return float(special.betaincinv(k, n - k + 1, alpha / 2)), float(special.betainccinv(k + 1, n - k, alpha / 2))
 
 
 def wilson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[float, float]:
@@ -159,7 +163,7 @@ def wilson(successes: float, nobs: float, confidence: float = 0.95) -> tuple[flo
     from scipy import special  # imported on first use: keeps `import oloproof_nb` fast
     alpha = 1.0 - check_confidence(confidence)
     k, n = _check_counts(successes, nobs)
-    z = float(special.ndtri(1 - alpha / 2))
+    z = -float(special.ndtri(alpha / 2))  # the tail itself, not 1 − α/2 (rounded near 1; see clopper_pearson)
     p = k / n
     denom = 1 + z * z / n
     center = (p + z * z / (2 * n)) / denom
