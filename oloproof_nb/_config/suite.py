@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.case import Case, content_digest, derive_case, field_not_text
+from .._core.paths import values_equal
 from .._core.records import RepeatedCases
 from ..errors import (
     CaseFileError,
@@ -337,14 +338,16 @@ class Suite:
         such judgement made the transform checked (coverage 1), and the unlabeled pair, failing, was left out of its
         relation without a word (review R63)."""
         read, labels = self._labels_read, self.labels
-        if read is None or labels == read:
+        # compared as a state check compares values (review F66): by Python's ==, ``valid: 1`` (or 1.0) put in place
+        # of ``true`` was no edit, and the run it was let into stopped on a manifest it could not store
+        if read is None or values_equal(labels, read):
             return
         if not isinstance(labels, dict):
             raise OloproofError(f"suite.labels is a {type(labels).__name__}, not the labels load_suite read (a dict "
                                 "of transform name to judgements); load the suite again (op.load_suite)")
         for name in [*read, *(n for n in labels if n not in read)]:
             now, was = labels.get(name), read.get(name)
-            if now == was:
+            if values_equal(now, was):
                 continue
             file = next((str(self.root / t.validity_labels) for t in self.config.metamorphic.transforms
                          if t.name == name), "the suite's label files")
@@ -354,7 +357,8 @@ class Suite:
             elif not isinstance(now, list):
                 what = f"{where} is a {type(now).__name__}, not a list of judgements"
             else:
-                i = next((i for i, (a, b) in enumerate(zip(now, was, strict=False)) if a != b), min(len(now), len(was)))
+                i = next((i for i, (a, b) in enumerate(zip(now, was, strict=False)) if not values_equal(a, b)),
+                         min(len(now), len(was)))
                 what = (f"{where}[{i}] was removed" if i >= len(now) else
                         f"{where}[{i}] is {quote(now[i])} ({'added' if i >= len(was) else f'read as {quote(was[i])}'})")
             raise OloproofError(f"{what}: the labels were edited after load_suite read them from {file}; a run takes "

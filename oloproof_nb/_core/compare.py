@@ -340,7 +340,7 @@ def _equal(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
 # -- changes: what differs from the initial state, with lists aligned by their rule ------------------------
 
 #: What a list element an ``ignore:`` pattern hides whole is read as when :func:`_unpinned` aligns it: the one list
-#: no view holds (a view writes every list as a list of one dict), so no value of a state reads as it.
+#: no view holds (a view writes every list as a list of one dict or of one list), so no value of a state reads as it.
 _HIDDEN: Any = ()
 
 
@@ -348,24 +348,33 @@ def _unpinned(keys: Keys, rules: _Rules) -> View | None:
     """The :func:`~oloproof_nb._core.lists.align` view of the elements of the list at ``keys``: each element
     without what an ``ignore:`` pattern hides (a dict key under one is left out, and so is a list element under
     one: a list inside the element is read as ``[{index: element}]`` of the positions left, so one that gained or
-    lost an ignored element is the same list, as ``whole`` mode compares it), :data:`_HIDDEN` for an element
-    hidden whole, or None when ``rules`` ignore nothing.
+    lost an ignored element is the same list, as ``whole`` mode compares it; one under an ``unordered`` or ``by_key``
+    rule is read as ``[elements]`` in that rule's order, :func:`_rule_order`), :data:`_HIDDEN` for an element
+    hidden whole, or None when ``rules`` ignore nothing and every list rule is ``ordered``.
 
     The diff of ``changes`` mode aligns an ``unordered`` list (and the elements without the key field of a
     ``by_key`` one) by equal text; an element whose ignored stamp alone changed has no equal one after the
     case, and was reported as an element removed and the unignored leaves of one added, though ``whole`` mode
     (which matches elements over the leaves it compares) passed the same state (review R66). A list read as
     its elements with a placeholder at each ignored position still did so for an ignored entry appended to a log
-    inside the element (review F65); a placeholder text was also a value a state may hold.
+    inside the element (review F65); a placeholder text was also a value a state may hold. An element whose own
+    ``unordered`` list came back in another order (``orders.*.tags``) had no equal text either, with or without an
+    ``ignore:``, and ``changes`` mode found 4 unexpected changes in a state ``whole`` mode passed (review F66).
     """
-    if not rules.ignore:
+    if not rules.ignore and all(rule.how == "ordered" for _, rule in rules.lists):
         return None
 
     def strip(node: Any, at: Keys) -> Any:
         if isinstance(node, Mapping):
             return {k: strip(v, (*at, str(k))) for k, v in node.items() if not rules.ignored((*at, str(k)))}
         if isinstance(node, (list, tuple)):
-            return [{str(i): strip(v, (*at, str(i))) for i, v in enumerate(node) if not rules.ignored((*at, str(i)))}]
+            kept = [(i, strip(v, (*at, str(i)))) for i, v in enumerate(node) if not rules.ignored((*at, str(i)))]
+            rule = rules.list_rule(at)
+            if rule.how == "ordered":
+                return [dict((str(i), v) for i, v in kept)]
+            # an element's own list under an unordered or by_key rule is read in its rule's order: the n-th element
+            # of a key value stays the n-th (match_by_key), the elements without identity are sorted (review F66)
+            return [sorted((v for _, v in kept), key=lambda v: _rule_order(v, rule))]
         return node
 
     def view(side: int, index: int, element: Any) -> Any:
@@ -373,6 +382,13 @@ def _unpinned(keys: Keys, rules: _Rules) -> View | None:
         return _HIDDEN if rules.ignored(at) else strip(element, at)
 
     return view
+
+
+def _rule_order(view: Any, rule: ListMatch) -> tuple[int, str, str]:
+    """Where a viewed element of an ``unordered`` or ``by_key`` list sits in :func:`_unpinned`'s reading: a ``by_key``
+    element by its key value (a stable sort keeps the n-th of one value the n-th), every other by its text."""
+    value = key_field(view, rule.key) if rule.how == "by_key" else ABSENT
+    return (0, same_text(value), "") if value is not ABSENT else (1, "", same_text(view))
 
 
 def _diff(before: Any, after: Any, keys: Keys, rules: _Rules, out: list[tuple[Keys, Any, Any]]) -> None:

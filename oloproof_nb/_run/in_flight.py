@@ -99,10 +99,11 @@ def read_in_flight(directory: Path) -> InFlight | None:
                 how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
             elif isinstance(line.get("ended"), str) and how is None:
                 how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
-            elif line.get("stopped") is True:
+            elif line.get("stopped") is True and not stopped:  # the first stop after them, as the first end
+                # (a later one is of a resume that started none: its SIGTERM did not cut short a Ctrl-C's case runs)
                 stopped = True
                 named = line.get("signal")
-                stop_by = named if isinstance(named, str) and named in _SIGNAL_NAMES else stop_by
+                stop_by = named if isinstance(named, str) and named in _SIGNAL_NAMES else None
         except (RunDirError, TypeError, ValueError):  # not a line oloproof wrote (a power loss's zeros): it names
             continue  # no case run; a note is never a reason to refuse the resume, as a damaged journal is
     if not started:

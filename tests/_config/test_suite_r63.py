@@ -130,3 +130,17 @@ def test_a_resume_is_not_refused_for_labels_edited_since(make_suite: Callable[..
         run = op.run(suite, out=tmp_path / "run", resume=True, progress=False)
     v = op.validity(run).iloc[0]
     assert run.finished and (int(v.labeled), int(v.derived)) == (19, 20)
+
+
+# Review F66: compared as a state check compares values. By Python's ==, ``valid: 1`` (or 1.0) put in place of
+# ``true`` was no edit (1 == True): the run was let through and stopped on the manifest it could not store (a
+# pydantic ValidationError saying "the run directory is damaged"), where the one line naming the judgement was due.
+@pytest.mark.parametrize("value", [1, 1.0])
+def test_a_number_put_in_place_of_a_boolean_is_an_edit(make_suite: Callable[..., Path], tmp_path: Path,
+                                                       value: Any) -> None:
+    suite = _suite(make_suite)
+    suite.labels["t"][3]["valid"] = value
+    message = _refused(suite, tmp_path / "run")
+    assert message.startswith(f"suite.labels['t'][3] is {{'case_id': 'c03~t', 'labeler': 'ana', 'note': '', "
+                              f"'valid': {value}}} (read as {{")
+    assert "'valid': True}): the labels were edited after load_suite" in message

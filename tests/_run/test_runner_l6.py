@@ -79,11 +79,14 @@ def test_a_resume_keeps_the_stops_signal_in_abrupt_ends(tmp_path: Path, signal_n
     ([{"stopped": True, "signal": "SIGTERM"}, {"case": "c2", "epoch": 1}, {"stopped": True}], None),
     # a resume stopped by a Ctrl-C before it started a case: the SIGTERM that cut c2 short is kept
     ([{"case": "c2", "epoch": 1}, {"stopped": True, "signal": "SIGTERM"}, {"stopped": True}], "SIGTERM"),
+    # review F66: c2 cut short by a Ctrl-C, then a resume stopped by a SIGTERM before it started a case: the stop
+    # that cut c2 short is the first after it (read_in_flight's rule for an end), not the resume's SIGTERM
+    ([{"case": "c2", "epoch": 1}, {"stopped": True}, {"stopped": True, "signal": "SIGTERM"}], None),
 ])
 def test_m66_the_stop_signal_read_is_that_of_the_stop_after_the_last_case_started(tmp_path: Path, notes: list,
                                                                                   read: str | None) -> None:
     """Mutation round M66: a case run's start forgets the signal of an earlier stop, and a stop that names no
-    signal leaves the one named before it."""
+    signal leaves the one named before it; review F66: the stop read is the first after the last case started."""
     root = write_suite(tmp_path / "suite", standard_cases(4), evaluators=EVALUATORS)
     out = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
