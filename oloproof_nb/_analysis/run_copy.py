@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .._config.suite_config import SuiteConfig
-from .._core.labels import Label, pair_labels
+from .._core.labels import Label, transform_pair_labels
 from .._core.pairs import pack_view
 from .._core.records import CaseRecord, Manifest, PairRow, RunVerdictRow, StoredSuite
 from .._run.states import StateReader
@@ -101,10 +101,10 @@ class ColumnarCopy:
 
     @cached_property
     def _pair_labels(self) -> dict[str, dict[str, Label]]:
-        """Each transform's pair labels (:func:`~oloproof_nb._core.labels.pair_labels` of :attr:`_labels`), worked
-        out once: ``op.validity``, the copies the verdicts leave out and the gate's label check read them, and the
-        gate worked them out four times (50,000 judgements of the 100,000-case benchmark; review L8)."""
-        return {name: pair_labels(judgements) for name, judgements in self._labels.items()}
+        """Each transform's pair labels (:func:`~oloproof_nb._core.labels.transform_pair_labels` of :attr:`_labels`),
+        worked out once: ``op.validity``, the copies the verdicts leave out and the gate's label check read them, and
+        the gate worked them out four times (50,000 judgements of the 100,000-case benchmark; review L8)."""
+        return transform_pair_labels(self._labels)
 
     def _take_manifest(self, manifest: Manifest) -> None:
         """Hold ``manifest`` as the run's (``run.manifest`` gives this very object: a copy each read would be 12 MB at

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._config.files import yaml_number
 from .._config.release import parse_release
-from .._core.labels import Label, labels_row, pair_labels
+from .._core.labels import Label, labels_row, transform_pair_labels
 from . import frames
 from .columns import VALIDITY
 from .run import Run, as_run, stored_pair_labels
@@ -90,8 +90,7 @@ def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapp
     >>> int(row.labeled), float(row.rate), bool(row.checked)
     (2, 0.5, False)
     """
-    return _table(transforms, {name: pair_labels(judgements) for name, judgements in labels.items()}, derived,
-                  confidence)
+    return _table(transforms, transform_pair_labels(labels), derived, confidence)
 
 
 def _table(transforms: Iterable[Any], labels: Mapping[str, Mapping[str, Label]], derived: Mapping[str, int],

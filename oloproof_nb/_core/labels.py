@@ -24,7 +24,7 @@ from ..errors import quote_value
 from .binomial import wilson
 
 __all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
-           "invalid_copies", "validity_row", "labels_row", "transform_checked"]
+           "transform_pair_labels", "invalid_copies", "validity_row", "labels_row", "transform_checked"]
 
 #: Keys a judgement line may have; ``case_id`` and ``valid`` are required.
 JUDGEMENT_KEYS: tuple[str, ...] = ("case_id", "valid", "labeler", "note", "digest")
@@ -144,6 +144,20 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
         case_id = j["case_id"]
         votes[case_id] = votes.get(case_id, 0) + (1 if j["valid"] else -1)
     return {case_id: _majority(v) for case_id, v in votes.items()}
+
+
+def transform_pair_labels(labels: Mapping[str, Iterable[Mapping[str, Any]]]) -> dict[str, dict[str, Label]]:
+    """Each transform's pair labels (:func:`pair_labels` of its judgements), by transform name: the one loop a Run's
+    stored labels (``op.validity``, the copies its verdicts leave out, the gate's label check) and
+    ``op.validity`` of judgements given by hand are read through (review L10).
+
+    Examples
+    --------
+    >>> transform_pair_labels({"t": [{"case_id": "a~t", "valid": True}, {"case_id": "a~t", "valid": False}],
+    ...                        "u": []})
+    {'t': {'a~t': 'invalid'}, 'u': {}}
+    """
+    return {name: pair_labels(judgements) for name, judgements in labels.items()}
 
 
 def invalid_copies(labels: Mapping[str, Mapping[str, Label]], minimum_validity: Mapping[str, float],

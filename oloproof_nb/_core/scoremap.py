@@ -38,6 +38,7 @@ the words in any case but without surrounding space. A string Inspect would coun
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -181,19 +182,24 @@ def _off_scale(value: Any) -> bool:
             and not 0 <= value <= 1)
 
 
-def _is_nan(value: float) -> bool:
-    """NaN; an int never is (``math.isnan`` of an int too large for a float raises OverflowError)."""
-    return isinstance(value, float) and math.isnan(value)
+def _is_nan(value: Any) -> bool:
+    """NaN of any float type: Python's, or NumPy's (``np.longdouble`` is no Python float, and its ``.item()`` stays
+    one: a python check's NaN score of it failed at its threshold; review L10). Compared with itself, not by
+    ``math.isnan``, which raises OverflowError for an int too large for a float; an int is never NaN, nor is what
+    is no real number (text, a dict)."""
+    return isinstance(value, (float, numbers.Real)) and value != value
 
 
 def _is_infinite(value: Any) -> bool:
-    """An infinite float (``float("inf")``, ``-inf``): on no scale, so no score (review R55)."""
-    return isinstance(value, float) and math.isinf(value)
+    """±inf of any float type (``float("inf")``, ``np.longdouble("-inf")``): on no scale, so no score (review R55;
+    an ``np.longdouble`` inf passed a python check's threshold: review L10). An int of any size is finite (compared
+    exactly, never converted)."""
+    return isinstance(value, (float, numbers.Real)) and abs(value) == math.inf
 
 
 def at_threshold(value: float, pass_threshold: float) -> Verdict:
-    """A number's verdict at ``pass_threshold``: at or above it passes, below it fails, NaN and ±inf are
-    ``missing`` (no score). The one rule for an Inspect AI score and a python check's returned score.
+    """A number's verdict at ``pass_threshold``: at or above it passes, below it fails, NaN and ±inf of any float
+    type are ``missing`` (no score). The one rule for an Inspect AI score and a python check's returned score.
 
     Examples
     --------
@@ -201,8 +207,8 @@ def at_threshold(value: float, pass_threshold: float) -> Verdict:
     ('pass', 'fail', 'missing', 'pass')
     """
     # NaN and ±inf of any float type: a NumPy longdouble (which ``.item()`` leaves as it is) NaN failed and its inf
-    # passed, as comparisons read them (review F66); an int never is either (a huge one is no float at all)
-    if not isinstance(value, int) and (value != value or abs(value) == math.inf):
+    # passed, as comparisons read them (reviews F66, L10); an int never is either (a huge one is no float at all)
+    if _is_nan(value) or _is_infinite(value):
         return "missing"
     return "pass" if value >= pass_threshold else "fail"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from .._version import __version__
 from ..errors import cut_middle, terminal_text
@@ -26,16 +26,42 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+_N = TypeVar("_N", int, float)
+
 #: The namespace attribute in which :class:`_Once` notes the options given (removed before the command sees it).
 _GIVEN = "_oloproof_given"
 
 
+#: How each kind of number is written on the command line (:func:`_number`).
+_WRITTEN = {int: "digits only, e.g. 4", float: "digits, with a '.' or an exponent as needed, e.g. 0.5, 7 or 1e-3"}
+
+
+def _number(text: str, kind: type[_N]) -> _N:
+    """``kind(text)``, ``kind`` being ``int`` or ``float``: the one reading of a numeric option's value. A value
+    holding a '_' is refused (ArgumentTypeError naming it and what is allowed): Python's int() and float() skip a
+    '_' between digits, so ``--pass-threshold 1_0`` gated at 10 and ``--workers 1_6`` ran 16 workers, a slip of the
+    finger read as a number (review L10). Any other value that is no number raises ``kind``'s ValueError."""
+    if "_" in text:
+        raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r} (a '_' is refused, as Python would "
+                                         f"skip it: give {_WRITTEN[kind]})")
+    return kind(text)
+
+
+def _count(text: str) -> int:
+    """An ``int`` option's value (``--workers``, ``--epochs``): :func:`_number`, with argparse's words for a value
+    that is no number."""
+    try:
+        return _number(text, int)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+
+
 def _threshold_arg(text: str) -> float | tuple[str, float]:
     """A ``--pass-threshold`` value: ``X`` (every criterion's), or ``NAME=X`` (criterion NAME's; split at the last
-    ``=``, as X holds none)."""
+    ``=``, as X holds none); X is read by :func:`_number`."""
     name, is_named, number = text.rpartition("=")
     try:
-        value = float(number)
+        value = _number(number, float)
     except ValueError:
         if not is_named:
             raise argparse.ArgumentTypeError(f"invalid float value: {text!r} (give X, or NAME=X for one "
@@ -180,7 +206,7 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
                                      "and print its release gate. Exit 0 PASS; 1 BLOCK; 2 on an error.")
     run.add_argument("suite", type=_path, help="the suite folder (holds oloproof.yaml)")
     run.add_argument("--out", type=_path, help="run directory (default: runs/<run_id>/ in the suite folder)")
-    run.add_argument("--workers", type=int, default=1, help="system instances run concurrently (default: 1)")
+    run.add_argument("--workers", type=_count, default=1, help="system instances run concurrently (default: 1)")
     run.add_argument("--resume", action="store_true", help="finish the interrupted run in --out")
     run.add_argument("--no-cache", action="store_true", help="run every fault replay live (no replay cache)")
     run.add_argument("--isolation", choices=["thread", "process"],
@@ -188,7 +214,7 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     run.add_argument("--fsync", choices=["finish", "record"], default="finish",
                      help="force the run's files to the disk when it finishes (default) or after every record")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
-    run.add_argument("--epochs", type=int, default=None, metavar="K",
+    run.add_argument("--epochs", type=_count, default=None, metavar="K",
                      help="run each case K times, each from a fresh reset (default: the suite's epochs, or 1)")
     run.add_argument("--baseline", action="store_true",
                      help="also run every case with a do-nothing agent (into baselines/<run_id>/ of the suite) "

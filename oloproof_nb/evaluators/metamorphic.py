@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from .._core.evaluator import Evaluator, Scope, register
-from .._core.labels import pair_labels, transform_checked
+from .._core.labels import labels_row, pair_labels
 from .._core.lists import ListMatch
 from .._core.pairs import compare_pair
 from .._core.records import CaseRecord, PairRow, RunVerdictRow, Verdict
@@ -103,14 +103,15 @@ class MetamorphicRelation(Evaluator):
         transform = transforms.get(self.transform)
         if transform is None:
             return [], []
-        judgements = list(labels.get(self.transform, []))
         # one pass over the records for their ids, then positions, not records: ``records`` may make each record
         # as it is read (a run's packed views), so only the pairs' two sides are made again
         keys = [(c["id"], c.get("epoch", 1), c.get("transform"), c.get("source_id"))
                 for c in (rec["case"] for rec in records)]
         position = {(cid, epoch): i for i, (cid, epoch, _, _) in enumerate(keys)}
-        checked = transform_checked(judgements, n_derived, transform.minimum_validity)
-        label_of = pair_labels(judgements)
+        # the majorities worked out once, for the labels and for whether the transform is checked
+        # (``transform_checked`` would work them out again; review L10)
+        label_of = pair_labels(labels.get(self.transform, []))
+        checked = labels_row(label_of, n_derived, transform.minimum_validity)["checked"]
         verdicts: list[RunVerdictRow] = []
         pairs: list[PairRow] = []
         for i, (_, epoch, transform_name, source_id) in enumerate(keys):
