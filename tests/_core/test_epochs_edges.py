@@ -335,3 +335,38 @@ def test_m21_the_mean_reduction_is_the_share_of_passing_epochs() -> None:
     from oloproof_nb._core.epochs import reduce_counts
 
     assert reduce_counts([4, 5, 2, 3], [3, 5, 0, 1], "mean").tolist() == [0.75, 1.0, 0.0, 1 / 3]
+
+
+def test_m67_sums_a_float_hair_below_a_whole_number_of_rows_are_not_rounded_down() -> None:
+    """Mutation M67: pass^2 of 3 epochs, one cluster of cases with 2, 3 and 3 passes: values C(c, 2)/C(3, 2) =
+    1/3, 1, 1, exactly 7/3 (hand count with fractions), so with D = 3 the cluster is 7 passing rows of 9. Summed in
+    floats the values give 2.333…3 and 3 × that is 6.999999999999999: floored without a tolerance it read 6 passing
+    rows, a lower bound of a data set with a row fewer than the cases hold."""
+    from fractions import Fraction
+    from math import comb
+
+    from oloproof_nb._core import epochs
+    from oloproof_nb._core.epochs import reduce_counts
+
+    values = reduce_counts([3, 3, 3], [2, 3, 3], "pass^2")
+    exact = sum(Fraction(comb(c, 2), comb(3, 2)) for c in (2, 3, 3))
+    assert exact == Fraction(7, 3) and float(values.sum()) * 3 < 7  # the float sum is a hair below
+    given: list[tuple[list[int], list[int]]] = []
+
+    def record(k: np.ndarray, m: np.ndarray, confidence: float, df: float | None = None) -> float:
+        given.append((k.tolist(), m.tolist()))
+        return 0.0
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(epochs, "monotone_low", record)
+        fractional_interval([float(values.sum()), 0.0], [3, 1], 0.95, denominator=value_denominator([3], "pass^2"))
+    assert given == [([7, 0], [9, 3]), ([2, 3], [9, 3])]  # passes 7 and 0, failures 9 − 7 and 3 − 0
+
+
+def test_m67_reduce_counts_gives_pass_hat_k_for_pass_caret_and_pass_at_k_for_pass_at() -> None:
+    """Mutation M67: the two estimators swapped in ``reduce_counts`` went unseen. Hand counts, 5 epochs with 3
+    passes: pass^2 = C(3, 2)/C(5, 2) = 3/10, pass@2 = 1 − C(2, 2)/C(5, 2) = 9/10."""
+    from oloproof_nb._core.epochs import reduce_counts
+
+    assert reduce_counts([5], [3], "pass^2").tolist() == pytest.approx([3 / 10], abs=1e-15)
+    assert reduce_counts([5], [3], "pass@2").tolist() == pytest.approx([9 / 10], abs=1e-15)
