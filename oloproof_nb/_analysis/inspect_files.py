@@ -224,30 +224,49 @@ def is_inspect_source(path: Path) -> bool:
     # a .json named as Inspect AI names its logs is one (an empty one a killed eval left): a folder holding only it
     # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory" (review F54)
     return bool(unread) or any(f.suffix == ".eval" or _named_json_log(f)
-                               or (f.suffix == ".json" and (is_inspect_log(f) or _cut_json_log(f))) for f in near)
+                               or (f.suffix == ".json" and (is_inspect_log(f) or _cut_json_log(f) is not None))
+                               for f in near)
 
 
 _TRUNCATED_JSON = ("it starts as an Inspect AI .json log does, with its \"version\" key, but its JSON ends before the "
                    "log's \"eval\" key: cut short")
 
 
-def _cut_json_log(f: Path) -> bool:
-    """Whether the ``.json`` file ``f`` starts as an Inspect AI log does (its first key ``version``:
-    :data:`_JSON_LOG_START`) but ends, cut short, before the log's ``eval`` key: a log whose copy was cut short, not
-    some other file. Only a file within :data:`_HEAD_BYTES` can be one (a longer log names ``eval`` in its first
-    bytes, and is read as a log, whose reader says what is wrong), and one that is whole JSON is another file."""
+#: The first key of a ``.json`` log another tool wrote again with its keys sorted (:func:`is_inspect_log`).
+_SORTED_LOG_START = re.compile(rb'\{\s*"eval"\s*:\s*\{')
+
+_TRUNCATED_SORTED = ("its keys in another order, it starts with an Inspect AI log's \"eval\" key, but its JSON ends "
+                     "before the eval names its \"run_id\" and \"task\": cut short")
+
+
+def _cut_json_log(f: Path) -> str | None:
+    """How the ``.json`` file ``f`` is a log cut short, or None: it starts as an Inspect AI log does (its first key
+    ``version``: :data:`_JSON_LOG_START`) but ends before the log's ``eval`` key (:data:`_TRUNCATED_JSON`), or, its
+    keys sorted, starts with the log's ``eval`` object but ends before the ``run_id`` and ``task`` that make it a
+    log (:data:`_TRUNCATED_SORTED`; review F68: skipped without a word, its folder judged on the other logs). Only a
+    file within :data:`_HEAD_BYTES` can be one (a longer log names ``eval`` in its first bytes, and is read as a
+    log, whose reader says what is wrong), and one that is whole JSON is another file."""
     try:
         with f.open("rb") as handle:
             data = handle.read(_HEAD_BYTES + 1)
     except OSError:
-        return False
-    if len(data) > _HEAD_BYTES or _JSON_LOG_START.match(data.lstrip()) is None or b'"eval"' in data:
-        return False
+        return None
+    head = data.lstrip()
+    if len(data) > _HEAD_BYTES:
+        return None
+    if _JSON_LOG_START.match(head) is not None:
+        if b'"eval"' in data:
+            return None
+        why = _TRUNCATED_JSON
+    elif _SORTED_LOG_START.match(head) is not None and not is_inspect_log(f):
+        why = _TRUNCATED_SORTED
+    else:
+        return None
     try:
         json.loads(data)
     except ValueError:  # UnicodeDecodeError too
-        return True
-    return False
+        return why
+    return None
 
 
 def _damage(p: Path) -> str | None:
@@ -257,8 +276,9 @@ def _damage(p: Path) -> str | None:
     if p.suffix == ".eval":
         return ("an .eval log is a zip archive holding header.json or _journal/start.json, and this file is not one: "
                 "cut short or damaged")
-    if _cut_json_log(p):
-        return _TRUNCATED_JSON
+    cut = _cut_json_log(p)
+    if cut is not None:
+        return cut
     if _named_json_log(p):
         return "named as Inspect AI names its logs, but not an eval log's JSON"
     return None
@@ -313,10 +333,10 @@ def inspect_log_files(path: str | Path) -> list[Path]:
                                 "but not an eval log's JSON); repair or remove it, or read the other logs one by one")
         # so is one that starts as a log does but ends before its "eval" key (a copy cut short, renamed): skipped
         # without a word, its folder was judged on the other logs (review R69)
-        damaged = [f for f in near if f.suffix == ".json" and f not in found and _cut_json_log(f)]
-        if damaged:
-            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log ({_TRUNCATED_JSON}); repair or remove "
-                                "it, or read the other logs one by one")
+        cut = [(f, why) for f in near if f.suffix == ".json" and f not in found and (why := _cut_json_log(f))]
+        if cut:
+            raise OloproofError(f"{cut[0][0]}: not a readable Inspect AI log ({cut[0][1]}); repair or remove it, or "
+                                "read the other logs one by one")
         if not found:
             raise OloproofError(f"{p}: no Inspect AI log (.eval or .json) in this folder or its folders (two levels "
                                 "are read: Inspect AI writes its logs flat into its log folder)")

@@ -23,7 +23,8 @@ from .._core.records import ENDED, CaseRecord, EnvironmentState, TrajectoryDict
 from .._core.trajectory import Trajectory
 from .context import LiveCase, RunSettings, located_file
 from .sandbox import SystemContractError, failure_reason, run_case
-from .timeouts import CaseTimeout, system_traceback
+from .systems import note_abandoned
+from .timeouts import CaseTimeout, abandoned_calls, system_traceback
 
 __all__ = ["execute_case", "failed_case", "died_reason", "CaseOutcome"]
 
@@ -50,6 +51,7 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     the caller continues on a fresh system instance.
     """
     settings.note_case(case.id, case.epoch, False)
+    running = abandoned_calls()  # those still running from earlier cases: the ones this case leaves are the others
     started = utc_now()
     t0 = time.perf_counter()
     status, error, trace = "completed", None, None
@@ -78,6 +80,8 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
     result, system_stuck, abandoned = _evaluate(ctx, settings.evaluators)
     record = _record(case, index, status, error, trace, started, duration, stored, env, result, settings.run_id)
+    if abandoned or timed_out:  # no run of this process may give it to a case while those calls run
+        note_abandoned(system, [thread for thread in abandoned_calls() if thread not in running])
     return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ENDED,
                        abandoned_call=abandoned or timed_out)
 

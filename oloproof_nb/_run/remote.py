@@ -188,8 +188,10 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         for index, case in batch:
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
-                if not outcome.abandoned_call:  # a call abandoned on it may still run: never given back
-                    held.instances.drop(system)
+                # dropped even when a call abandoned on it may still run: that is refused while it runs (its case
+                # noted it, systems.note_abandoned), and this worker's later runs may take it back once it ended
+                # (kept here, a module-level instance was refused in every later run until the workers restarted)
+                held.instances.drop(system)
                 old, system = [system], None
                 release(old, timeout_s)
                 system = checked()  # a deployment that moved on since the batch began: refused, not pooled

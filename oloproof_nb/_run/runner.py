@@ -414,7 +414,7 @@ def _release_left(systems: _Systems | None, timeout_s: float | None) -> None:
     """Release the instances a run left, and the first one when no thread run took it (an executor's run)
     (:func:`~oloproof_nb._run.systems.release`)."""
     if systems is not None:
-        held = systems.left + ([] if systems.first is None else [systems.first])
+        held = systems.left + ([] if systems.first is None else [systems.first]) + systems.held.take_kept()
         systems.left, systems.first = [], None
         release(held, timeout_s)
 
@@ -459,7 +459,7 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
     first = held.pop()
 
     holding = Held()  # a factory that gives an instance the run holds (a module-level one) is refused
-    holding.add(first)
+    named(lambda: holding.add(first))  # and one a call abandoned in an earlier run of this process still runs on
 
     def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
         return named(lambda: holding.add(build_checked(factory, target, (version, fingerprint), root=suite.root,

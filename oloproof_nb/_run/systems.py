@@ -34,7 +34,8 @@ from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = ["as_factory", "build", "release", "version_of", "code_fingerprint", "identity_of", "build_checked",
            "OtherSystem", "read_or_release", "other_identity", "KnownCode", "replay_fingerprint", "CODE_SCHEMA",
-           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT", "Held", "SHARED_INSTANCE"]
+           "NO_FINGERPRINT", "NO_SETTINGS_FINGERPRINT", "GIVE_FINGERPRINT", "Held", "SHARED_INSTANCE", "BUSY_INSTANCE",
+           "note_abandoned"]
 
 T = TypeVar("T")
 
@@ -122,6 +123,42 @@ SHARED_INSTANCE = ("the system's factory returned an instance the run still hold
                    "instance on each call (give the class, or a function that returns a new one)")
 
 
+#: Why a run refuses an instance a call abandoned after a timeout still runs on, in any run of this process.
+BUSY_INSTANCE = ("the system instance a case would run on has a call still running on it that exceeded "
+                 "case_timeout_s (an earlier case's, of this run or another in this process), so the case would run "
+                 "beside it; "
+                 "make the factory build a new instance on each call (give the class, or a function that returns a "
+                 "new one), or wait for that call to end")
+
+#: The instances abandoned calls still run on, with the helper threads that run them (:func:`note_abandoned`):
+#: every run of the process refuses them while one of those threads lives.
+_BUSY: list[tuple[Callable[[], Any], list[threading.Thread]]] = []
+_BUSY_LOCK = threading.Lock()
+
+
+def note_abandoned(instance: Any, threads: list[threading.Thread]) -> None:
+    """Note that the calls on ``threads`` (abandoned after a timeout) may still run on ``instance``: until they end,
+    :meth:`Held.add` refuses it in every run of this process (review F68: a resume in the same process, a notebook's,
+    took a module-level instance back from the factory and ran its cases beside the call R67 stopped the run for).
+    An instance that takes no weak reference is held until the threads end (they hold it meanwhile)."""
+    if not threads:
+        return
+    try:
+        ref: Callable[[], Any] = weakref.ref(instance)
+    except TypeError:  # no weak references to it: held while its calls run (as their threads hold it)
+        ref = (lambda kept: lambda: kept)(instance)
+    with _BUSY_LOCK:
+        _BUSY.append((ref, list(threads)))
+
+
+def _busy(instance: Any) -> bool:
+    """Whether a call abandoned on ``instance`` still runs (:func:`note_abandoned`); entries that ended are let go."""
+    with _BUSY_LOCK:
+        _BUSY[:] = [(ref, threads) for ref, threads in _BUSY
+                    if ref() is not None and any(thread.is_alive() for thread in threads)]
+        return any(ref() is instance for ref, _ in _BUSY)
+
+
 class Held:
     """The system instances a run holds (each worker's, and one a call abandoned after a timeout may still run on),
     by weak reference: a factory that gives one of them again is refused (:data:`SHARED_INSTANCE`).
@@ -129,29 +166,45 @@ class Held:
     A factory returning a module-level instance counted as one that builds: ``workers=4`` ran four cases on one
     sandbox at once (18 of 24 ``state_matches`` failed that pass on one worker), and a serial run went on beside a
     timed-out call still writing into it, where an instance given to the run stops it (review R67). An instance
-    that takes no weak reference (``__slots__`` without ``__weakref__``) is not tracked.
+    that takes no weak reference (``__slots__`` without ``__weakref__``, ``@dataclass(slots=True)``,
+    ``types.SimpleNamespace``) is held by a strong one until it is dropped or :meth:`take_kept` hands it on to be
+    released (review F68: untracked, a module-level one ran 4 workers on one sandbox, 6 of 8 ``state_matches``
+    failing that pass on one worker).
     """
 
     def __init__(self) -> None:
         self._refs: list[weakref.ref[Any]] = []
+        #: the instances that take no weak reference, held until dropped (an id alone could be a later object's)
+        self._kept: list[Any] = []
         self._lock = threading.Lock()
 
     def add(self, instance: Any) -> Any:
-        """Note ``instance`` as held and return it; :class:`OloproofError` when the run holds it already."""
+        """Note ``instance`` as held and return it; :class:`OloproofError` when the run holds it already, or a call
+        abandoned on it in this process still runs (:data:`BUSY_INSTANCE`)."""
         with self._lock:
             self._refs = [ref for ref in self._refs if ref() is not None]
-            if any(ref() is instance for ref in self._refs):
+            if any(ref() is instance for ref in self._refs) or any(kept is instance for kept in self._kept):
                 raise OloproofError(SHARED_INSTANCE)
+            if _busy(instance):
+                raise OloproofError(BUSY_INSTANCE)
             try:
                 self._refs.append(weakref.ref(instance))
-            except TypeError:  # no weak references to it: not tracked
-                pass
+            except TypeError:  # no weak references to it: held by a strong one until dropped
+                self._kept.append(instance)
         return instance
 
     def drop(self, instance: Any) -> None:
         """``instance`` is no longer held (released with no call left running on it)."""
         with self._lock:
             self._refs = [ref for ref in self._refs if ref() is not None and ref() is not instance]
+            self._kept = [kept for kept in self._kept if kept is not instance]
+
+    def take_kept(self) -> list[Any]:
+        """The instances held by a strong reference, no longer held here: for the run to release with the rest at
+        its end (:func:`release`; held here, the last reference would go outside the timeout, later)."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+        return kept
 
 
 def version_of(instance: Any) -> str | None:

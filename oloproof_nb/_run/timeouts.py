@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 from ..errors import describe_exception, storable
 
 __all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "set_call_watch", "HELPER_IDLE_S",
-           "TRACEBACK_LIMIT"]
+           "TRACEBACK_LIMIT", "abandoned_calls"]
 
 T = TypeVar("T")
 
@@ -129,6 +129,11 @@ class _Helper:
         self._thread = threading.Thread(target=self._loop, name="oloproof-call", daemon=True)
         self._thread.start()
 
+    @property
+    def thread(self) -> threading.Thread:
+        """The thread that runs this helper's calls."""
+        return self._thread
+
     def submit(self, fn: Callable[[], Any], box: dict[str, Any], done: threading.Lock) -> bool:
         """Queue a call; False when this helper no longer takes calls (retired, abandoned, or lost in a fork)."""
         if not self._thread.is_alive():  # e.g. in a process forked from the one that started it: never lock
@@ -162,6 +167,21 @@ class _Helper:
 _LOCAL = threading.local()
 
 
+def _abandon(helper: _Helper) -> None:
+    """Abandon ``helper``, whose call is still running: the calling thread's next call gets a new one, and its
+    thread is noted (:func:`abandoned_calls`)."""
+    helper.abandoned, _LOCAL.helper = True, None
+    _LOCAL.abandoned = [*abandoned_calls(), helper.thread]
+
+
+def abandoned_calls() -> list[threading.Thread]:
+    """The helper threads the calling thread abandoned whose call is still running (a timed-out call goes on in the
+    background: review F68, an instance it runs on must not be given to a case meanwhile, by a resume either)."""
+    running = [thread for thread in getattr(_LOCAL, "abandoned", ()) if thread.is_alive()]
+    _LOCAL.abandoned = running
+    return running
+
+
 def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
     """Run ``fn()`` in a daemon helper thread and wait at most ``timeout_s`` seconds (None: no limit).
 
@@ -188,13 +208,13 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
         try:
             finished = done.acquire() if limit is None else done.acquire(timeout=limit)
         except BaseException:  # interrupted while waiting: this helper may still be busy
-            helper.abandoned, _LOCAL.helper = True, None
+            _abandon(helper)
             raise
     finally:
         if watch is not None:
             watch(False)
     if not finished:
-        helper.abandoned, _LOCAL.helper = True, None
+        _abandon(helper)
         raise CaseTimeout(limit if limit is not None else 0.0)
     if "error" in box:
         error: BaseException = box.pop("error")

@@ -220,3 +220,33 @@ def test_an_eval_log_cut_short_given_alone_is_called_unreadable_not_no_inspect_l
     with pytest.raises(op.OloproofError, match=re.escape(f"{cut}: not a readable Inspect AI log (an .eval log is a "
                                                          "zip archive holding header.json")):
         op.from_inspect(cut)
+
+
+def test_a_sorted_json_inspect_log_cut_short_before_its_task_is_named_not_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review F68 on R69: a .json log written again with its keys sorted (``jq -S``, read as a log since its first bytes
+    name ``"eval"``, ``"run_id"`` and ``"task"``) and cut short before the eval's ``task`` was not taken for a log nor
+    for one cut short, so a folder holding it beside a whole log was judged on the whole one alone (exit 0 or 1
+    without a word), and given alone it was "not an Inspect AI log". A whole JSON file whose first key is ``eval`` (no
+    log) is still another file, left out."""
+    from oloproof_nb._analysis.inspect_files import inspect_log_files
+    from oloproof_nb.cli import main
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "whole.json").write_text(_LOG_HEAD, encoding="utf-8")
+    (folder / "config.json").write_text('{"eval": {"name": "another tool"}}', encoding="utf-8")  # no log
+    whole = json.dumps({"eval": {"created": "2026-12-06T10:00:00", "run_id": "r", "task": "t"}, "version": 2},
+                       sort_keys=True)
+    cut = folder / "sorted.json"
+    cut.write_text(whole[:whole.index('"run_id"') + 12], encoding="utf-8")  # the eval's run_id, and no task
+    said = (f'{cut}: not a readable Inspect AI log (its keys in another order, it starts with an Inspect AI log\'s '
+            '"eval" key, but its JSON ends before the eval names its "run_id" and "task": cut short); ')
+    with pytest.raises(op.OloproofError, match=re.escape(said)):
+        inspect_log_files(folder)
+    for where in (folder, cut):
+        assert main(["gate", str(where)]) == 2
+        err = capsys.readouterr().err
+        assert said.split(": ", 1)[1] in err and len(err.strip().splitlines()) == 1, err
+    cut.unlink()
+    assert [f.name for f in inspect_log_files(folder)] == ["whole.json"]  # a whole non-log JSON stays left out
