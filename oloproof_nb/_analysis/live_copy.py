@@ -11,8 +11,10 @@ copy records the journal fingerprint taken at commit, exactly like a copy built
 from the journal (``Run.load`` then finds it fresh).
 
 Whenever the copy cannot be trusted to equal the journal's — a record missing
-or seen twice, a write error, a run stopped early — the copy is dropped and
-``Run.load`` builds it from the journal as for any run.
+or seen twice, a write error, a run stopped early, a record it cannot read — the
+copy is dropped and ``Run.load`` builds it from the journal as for any run. A
+record it cannot read never stops the run: what it raised is raised by
+:meth:`LiveCopy.commit`, once the run is final.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class LiveCopy:
         self._run_scope = False
         self._unscored: frozenset[str] = frozenset()
         self._broken = False
+        self._unreadable: Exception | None = None  # what a record the copy could not read raised (commit raises it)
 
     @property
     def usable(self) -> bool:
@@ -94,15 +97,22 @@ class LiveCopy:
 
     def _take(self, item: tuple[CaseRecord, str | None, str | None]) -> None:
         """Turn the next record in case order into rows at once (it is not held: its rows keep only cells, and
-        their JSON cells as text); a full chunk's rows become Arrow tables."""
+        their JSON cells as text); a full chunk's rows become Arrow tables. A record whose rows cannot be made
+        drops the copy (the run goes on; :meth:`commit` raises what it raised)."""
         assert self._chunk is not None  # usable
         record, ref, initial = item
-        self._chunk.add(record, ref)
-        if self._run_scope:
-            self._kept.append(pack_view(record, initial, ref, self._share))
-        self._next += 1
-        if self._chunk.records == CHUNK:
-            self._flush()
+        try:
+            self._chunk.add(record, ref)
+            if self._run_scope:
+                self._kept.append(pack_view(record, initial, ref, self._share))
+            self._next += 1
+            if self._chunk.records == CHUNK:
+                self._flush()
+        except Exception as exc:  # raised by commit, once the run is final
+            # a record the copy cannot read: the copy is dropped and the run goes on (raised here, it stopped the
+            # run as an internal error at that case, its journal unfinished: review F67)
+            self._drop()
+            self._unreadable = exc
 
     def _flush(self) -> None:
         if self._chunk is None or not self._chunk.records or not self.usable:
@@ -124,6 +134,9 @@ class LiveCopy:
         Call it after the run directory is final (the runner returned): the copy records the journal
         as it is then.
         """
+        if self._unreadable is not None:  # dropped during the run: raised now, as a record of the last chunk is
+            unreadable, self._unreadable = self._unreadable, None
+            raise unreadable
         manifest = self._run.manifest if self._run is not None else None
         if manifest is not None and self.usable and (self._waiting or self._next != manifest.n_cases * manifest.epochs):
             self._drop()  # a record the journal holds was not seen (or the other way round)
