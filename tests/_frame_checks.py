@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -12,9 +13,11 @@ import oloproof_nb as op
 from oloproof_nb._analysis import frames
 from oloproof_nb._analysis.columns import FRAMES
 from oloproof_nb._core.labels import pair_labels
+from oloproof_nb._run.runner import run_suite
 from oloproof_nb.examples import init_example
 
-__all__ = ["EXACT_CSV", "NAMES", "journal_frames", "everything_suite"]
+__all__ = ["EXACT_CSV", "NAMES", "journal_frames", "everything_suite", "appended_records", "example_run_records",
+           "copy_folders"]
 
 NAMES = list(FRAMES)
 #: ``pd.read_csv`` options that read every float bit for bit: pandas 2's default parser can miss the last bit;
@@ -78,3 +81,28 @@ def rename_run(folder: Path, run_id: str) -> dict[str, object]:
     text = journal.read_text(encoding="utf-8")
     journal.write_text(text.replace(f'"run_id":{json.dumps(was)}', f'"run_id":{json.dumps(run_id)}'), encoding="utf-8")
     return manifest
+
+
+def appended_records(folder: Path, out: Path, epochs: int | None = None) -> tuple[Path, list[tuple[Any, str | None]]]:
+    """A finished run of the suite in ``folder`` (into ``out``), and its case records with their final state's
+    address, as the runner appended them (what a live columnar copy is given)."""
+    seen: list[tuple[Any, str | None]] = []
+
+    class Spy:
+        def start(self, directory: Path) -> None:
+            pass
+
+        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
+            seen.append((record, state_ref))
+
+    return run_suite(op.load_suite(folder), out=out, sink=Spy(), epochs=epochs), seen
+
+
+def example_run_records(tmp_path: Path) -> tuple[Path, list[tuple[Any, str | None]]]:
+    """:func:`appended_records` of the stateful-agent example (48 cases), run under ``tmp_path``."""
+    return appended_records(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run")
+
+
+def copy_folders(directory: Path) -> list[str]:
+    """The names in a run folder that a columnar copy writes (``frames``, and a ``frames.tmp-…`` left behind)."""
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith("frames"))

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from _frame_checks import NAMES, everything_suite, journal_frames
+from _frame_checks import NAMES, appended_records, copy_folders, everything_suite, example_run_records, journal_frames
 
 import oloproof_nb as op
 from oloproof_nb._analysis import columnar, live_copy
@@ -39,8 +39,6 @@ def _assert_equals_journal(directory: Path) -> op.Run:
     return run
 
 
-def _leftovers(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name.startswith("frames"))
 
 
 @pytest.mark.parametrize("workers", [1, 3])
@@ -55,7 +53,7 @@ def test_op_run_writes_the_copy_without_reading_the_journal_back(tmp_path: Path,
         assert columnar.is_fresh(run.directory)
         live = {name: getattr(run, name) for name in NAMES}
     assert len(live["replays"]) and len(live["pairs"]) == 24 and len(live["receipts"]) == 48
-    assert _leftovers(run.directory) == ["frames"]
+    assert copy_folders(run.directory) == ["frames"]
     expected = journal_frames(run)
     for name in NAMES:
         pd.testing.assert_frame_equal(live[name], expected[name], obj=name)
@@ -65,13 +63,10 @@ def test_op_run_writes_the_copy_without_reading_the_journal_back(tmp_path: Path,
         pd.testing.assert_frame_equal(getattr(rebuilt, name), live[name], obj=name)
 
 
-def _records(tmp_path: Path) -> tuple[Path, list[Any]]:
-    """A finished run of the example, and its case records as the runner appended them."""
-    return _records_of(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run")
 
 
 def test_records_in_any_order_give_the_journal_frames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    directory, seen = _records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     assert [rec["index"] for rec, _ in seen] == list(range(48))
     shuffled = seen[:]
     random.Random(3).shuffle(shuffled)
@@ -87,7 +82,7 @@ def test_records_in_any_order_give_the_journal_frames(tmp_path: Path, monkeypatc
 
 @pytest.mark.parametrize("fault", ["twice", "missing", "aborted"])
 def test_a_copy_that_could_differ_from_the_journal_is_dropped(tmp_path: Path, fault: str) -> None:
-    directory, seen = _records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     copy = LiveCopy()
     copy.start(directory)
     for record, ref in seen[:-1]:
@@ -98,7 +93,7 @@ def test_a_copy_that_could_differ_from_the_journal_is_dropped(tmp_path: Path, fa
     elif fault == "aborted":
         copy.abort()
     assert copy.commit() is False
-    assert _leftovers(directory) == []  # nothing written, no temporary folder left
+    assert copy_folders(directory) == []  # nothing written, no temporary folder left
     assert not columnar.is_fresh(directory)
     run = _assert_equals_journal(directory)  # load_run builds the copy from the journal instead
     assert len(run.cases) == 48 and columnar.is_fresh(directory)
@@ -119,7 +114,7 @@ def test_run_scope_over_many_chunks_is_judged_by_the_live_copy(tmp_path: Path,
 
     monkeypatch.setattr(run_module.Run, "_write_copy", counted)
     run = op.run(folder, out=tmp_path / "run", progress=False)
-    assert calls == [] and _leftovers(run.directory) == ["frames"]
+    assert calls == [] and copy_folders(run.directory) == ["frames"]
     pairs = _assert_equals_journal(run.directory).pairs
     assert len(pairs) == 24 and set(pairs["holds"]) == {True, False}
 
@@ -150,7 +145,7 @@ def test_a_run_stopped_by_the_user_leaves_no_partial_copy(make_suite, tmp_path: 
 
     with pytest.raises(KeyboardInterrupt):
         op.run(folder, out=out, progress=ctrl_c_after_three)
-    assert len(list(read_cases(out))) == 3 and _leftovers(out) == []
+    assert len(list(read_cases(out))) == 3 and copy_folders(out) == []
     run = op.run(folder, out=out, resume=True, progress=False)  # no live copy on resume: built from the journal
     assert list(run.cases["case_id"]) == [f"c{i}" for i in range(6)]
     _assert_equals_journal(out)
@@ -174,7 +169,7 @@ def test_oloproof_run_writes_the_copy_in_its_run_process(tmp_path: Path) -> None
     proc = run_cli("run", str(folder), "--out", str(tmp_path / "run"), "--quiet", env=env)
     assert proc.returncode in (0, 1), proc.stderr
     assert "built from the journal" not in proc.stderr
-    assert columnar.is_fresh(tmp_path / "run") and _leftovers(tmp_path / "run") == ["frames"]
+    assert columnar.is_fresh(tmp_path / "run") and copy_folders(tmp_path / "run") == ["frames"]
     _assert_equals_journal(tmp_path / "run")
 
 
@@ -190,7 +185,7 @@ def test_a_chunk_written_lets_its_records_go(make_suite, tmp_path: Path, monkeyp
     cases = [{"id": f"c{i}", "input": {"writes": [{"path": ["n"], "value": i}], "answer": "ok"},
               "initial_state": {"n": -1}, "expected": {"answer": "ok"}} for i in range(12)]
     folder = make_suite(cases, evaluators=[{"type": "answer_matches"}, {"type": "state_matches"}])
-    directory, seen = _records_of(folder, tmp_path / "run")
+    directory, seen = appended_records(folder, tmp_path / "run")
     monkeypatch.setattr(live_copy, "CHUNK", 5)
     copy = LiveCopy()
     copy.start(directory)
@@ -210,23 +205,12 @@ def test_a_chunk_written_lets_its_records_go(make_suite, tmp_path: Path, monkeyp
     _assert_equals_journal(directory)
 
 
-def _records_of(folder: Path, out: Path, epochs: int | None = None) -> tuple[Path, list[Any]]:
-    seen: list[Any] = []
-
-    class Spy:
-        def start(self, directory: Path) -> None:
-            pass
-
-        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
-            seen.append((record, state_ref))
-
-    return run_suite(op.load_suite(folder), out=out, sink=Spy(), epochs=epochs), seen
 
 
 def test_a_run_of_several_epochs_is_copied_live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """24 source cases + 24 derived, 2 epochs: 96 case records (counted by hand), each epoch a record of its own;
     the copy holds them all and is committed (not dropped as "a record missing"), equal to the journal's."""
-    directory, seen = _records_of(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run", epochs=2)
+    directory, seen = appended_records(init_example("stateful-agent", tmp_path / "suite"), tmp_path / "run", epochs=2)
     assert len(seen) == 96 and [rec["index"] for rec, _ in seen] == list(range(96))
     copy = LiveCopy()
     copy.start(directory)
@@ -242,7 +226,7 @@ def test_a_write_error_drops_the_copy_and_the_journal_is_read_instead(tmp_path: 
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The disk fills while a chunk is written: the copy could lack that chunk's rows, so it is dropped (nothing
     left in the run directory) and ``load_run`` builds it from the journal."""
-    directory, seen = _records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     monkeypatch.setattr(live_copy, "CHUNK", 5)
     written: list[str] = []
     original = columnar.CopyWriter.write
@@ -259,7 +243,7 @@ def test_a_write_error_drops_the_copy_and_the_journal_is_read_instead(tmp_path: 
     for record, ref in seen:
         copy.add(record, ref)
     assert copy.commit() is False and not copy.usable
-    assert _leftovers(directory) == [] and not columnar.is_fresh(directory)
+    assert copy_folders(directory) == [] and not columnar.is_fresh(directory)
     monkeypatch.setattr(columnar.CopyWriter, "write", original)
     assert len(_assert_equals_journal(directory).cases) == 48
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from _frame_checks import NAMES, journal_frames
+from _frame_checks import NAMES, copy_folders, example_run_records, journal_frames
 
 import oloproof_nb as op
 from oloproof_nb._analysis import columnar, frames, live_copy
@@ -26,7 +26,6 @@ from oloproof_nb._core.paths import ABSENT
 from oloproof_nb._core.trajectory import DEFAULT_TOOL_ERRORS
 from oloproof_nb._run.runner import run_suite
 from oloproof_nb._run.store import read_cases
-from oloproof_nb.examples import init_example
 
 SYSTEM = '''
 class Echo:
@@ -49,23 +48,8 @@ class Echo:
 BOOM = {"boom": 1}  # the answer the patched encoder cannot write
 
 
-def _leftovers(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name.startswith("frames"))
 
 
-def _desk_records(tmp_path: Path) -> tuple[Path, list[tuple[Any, str | None]]]:
-    """A finished run of the stateful-agent example (48 cases) and its records as the runner appended them."""
-    seen: list[tuple[Any, str | None]] = []
-
-    class Spy:
-        def start(self, directory: Path) -> None:
-            pass
-
-        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
-            seen.append((record, state_ref))
-
-    folder = init_example("stateful-agent", tmp_path / "suite")
-    return run_suite(op.load_suite(folder), out=tmp_path / "run", sink=Spy()), seen
 
 
 def _echo_suite(make_suite: Any) -> Path:
@@ -99,7 +83,7 @@ def test_a_record_the_copy_cannot_read_drops_the_copy_and_the_run_goes_on(make_s
             op.run(_echo_suite(make_suite), out=out, progress=False)
     assert [rec["case"]["id"] for rec in read_cases(out)] == [f"c{i}" for i in range(6)]
     assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["finished_at"] is not None
-    assert _leftovers(out) == [] and not (out / "internal-error.txt").exists()
+    assert copy_folders(out) == [] and not (out / "internal-error.txt").exists()
     run = op.load_run(out)
     expected = journal_frames(run)
     for name in NAMES:
@@ -112,7 +96,7 @@ def test_a_chunk_the_copy_cannot_write_mid_run_drops_it_and_commit_raises(tmp_pa
     """A verdict word no run writes in the first chunk of 5 (of 48 records): the chunk is refused when it is
     written, on the fifth ``add``; nothing is raised there (the run goes on), no later record is taken, and
     ``commit`` raises the refusal once, then says the copy was not written."""
-    directory, seen = _desk_records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     monkeypatch.setattr(live_copy, "CHUNK", 5)
     copy = LiveCopy()
     copy.start(directory)
@@ -120,7 +104,7 @@ def test_a_chunk_the_copy_cannot_write_mid_run_drops_it_and_commit_raises(tmp_pa
         if i == 3:
             record = {**record, "verdicts": [{**v, "verdict": "FAIL"} for v in record["verdicts"]]}
         copy.add(record, ref)
-    assert not copy.usable and _leftovers(directory) == []
+    assert not copy.usable and copy_folders(directory) == []
     with pytest.raises(ValueError, match="verdict 'FAIL' is not one of the words allowed"):
         copy.commit()
     assert copy.commit() is False
@@ -131,7 +115,7 @@ def test_a_record_added_is_read_then_and_not_when_its_chunk_is_written(tmp_path:
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """What a chunk writes is what each record held when it was added (the journal line written just before):
     a record changed in place after ``add`` does not change the copy."""
-    directory, seen = _desk_records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     monkeypatch.setattr(live_copy, "CHUNK", 7)
     copy = LiveCopy()
     copy.start(directory)

@@ -8,39 +8,18 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from _frame_checks import NAMES, journal_frames
+from _frame_checks import NAMES, copy_folders, example_run_records, journal_frames
 
 import oloproof_nb as op
 from oloproof_nb._analysis import columnar
 from oloproof_nb._analysis.live_copy import LiveCopy
-from oloproof_nb._run.runner import run_suite
-from oloproof_nb.examples import init_example
-
-
-def _records(tmp_path: Path) -> tuple[Path, list[tuple[Any, str | None]]]:
-    """A finished run of the stateful-agent example (48 cases) and its records as the runner appended them."""
-    seen: list[tuple[Any, str | None]] = []
-
-    class Spy:
-        def start(self, directory: Path) -> None:
-            pass
-
-        def add(self, record: Any, state_ref: str | None, initial_ref: str | None = None) -> None:
-            seen.append((record, state_ref))
-
-    folder = init_example("stateful-agent", tmp_path / "suite")
-    return run_suite(op.load_suite(folder), out=tmp_path / "run", sink=Spy()), seen
-
-
-def _leftovers(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name.startswith("frames"))
 
 
 def test_a_commit_that_raises_leaves_no_temporary_folder(tmp_path: Path) -> None:
     """A record of the last chunk the copy cannot read (a verdict word no run writes) raises from ``commit`` as
     before, and the copy's temporary folder is removed (before: ``frames.tmp-…`` stayed in the run folder for as
     long as the process lived); the run then loads from a copy built from the journal."""
-    directory, seen = _records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     copy = LiveCopy()
     copy.start(directory)
     for record, ref in seen[:-1]:
@@ -49,7 +28,7 @@ def test_a_commit_that_raises_leaves_no_temporary_folder(tmp_path: Path) -> None
     copy.add({**record, "verdicts": [{**v, "verdict": "FAIL"} for v in record["verdicts"]]}, ref)
     with pytest.raises(ValueError, match="verdict 'FAIL' is not one of the words allowed"):
         copy.commit()
-    assert _leftovers(directory) == [] and not copy.usable
+    assert copy_folders(directory) == [] and not copy.usable
     assert copy.commit() is False  # dropped: a second commit writes nothing
 
 
@@ -58,7 +37,7 @@ def test_ctrl_c_in_commit_leaves_no_temporary_folder(tmp_path: Path, monkeypatch
                                                      where: str) -> None:
     """Ctrl-C while ``op.run`` finishes the copy: KeyboardInterrupt reaches the user, nothing of the copy is left
     in the run folder, and loading the run builds its frames from the journal."""
-    directory, seen = _records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     original_write, original_commit = columnar.CopyWriter.write, columnar.CopyWriter.commit
 
     def interrupted_write(self: Any, name: str, table: Any) -> None:
@@ -79,7 +58,7 @@ def test_ctrl_c_in_commit_leaves_no_temporary_folder(tmp_path: Path, monkeypatch
         monkeypatch.setattr(columnar.CopyWriter, "commit", interrupted_commit)
     with pytest.raises(KeyboardInterrupt):
         copy.commit()
-    assert _leftovers(directory) == []
+    assert copy_folders(directory) == []
     monkeypatch.setattr(columnar.CopyWriter, "write", original_write)
     monkeypatch.setattr(columnar.CopyWriter, "commit", original_commit)
     run = op.load_run(directory)
@@ -93,7 +72,7 @@ def test_a_disk_error_putting_the_copy_in_place_drops_it_without_raising(tmp_pat
     """Review F54: a disk error while the copy is put in place is still no error of the run: the copy is dropped,
     ``commit`` says it was not written, nothing is left in the run folder, and the run loads from a copy built from
     its journal (mutation: the disk-error branch dropped, every error raised)."""
-    directory, seen = _records(tmp_path)
+    directory, seen = example_run_records(tmp_path)
     copy = LiveCopy()
     copy.start(directory)
     for record, ref in seen:
@@ -106,7 +85,7 @@ def test_a_disk_error_putting_the_copy_in_place_drops_it_without_raising(tmp_pat
     monkeypatch.setattr(columnar.CopyWriter, "commit", full_disk)
     assert copy.commit() is False  # a disk error: dropped, not raised (op.run returns the run)
     assert not copy.usable
-    assert _leftovers(directory) == []
+    assert copy_folders(directory) == []
     monkeypatch.setattr(columnar.CopyWriter, "commit", original)
     run = op.load_run(directory)
     assert len(seen) == 48 and len(run.cases) == 48  # the example's 48 case runs, as the runner appended them
