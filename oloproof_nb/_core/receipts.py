@@ -517,7 +517,7 @@ def hmac_sha256_hex(data: bytes, key: bytes) -> str:
     return hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
-def digest_key_from_env(env_name: str, environ: Mapping[str, str] = os.environ) -> bytes:
+def digest_key_from_env(env_name: str, environ: Mapping[str, str] | None = None) -> bytes:
     """Read an HMAC key from the environment variable ``env_name`` (its UTF-8 bytes; a value that is not UTF-8
     gives the bytes the process was given).
 
@@ -525,8 +525,8 @@ def digest_key_from_env(env_name: str, environ: Mapping[str, str] = os.environ) 
     ----------
     env_name : str
         Name of the variable (the contract's ``digest_key_env``).
-    environ : Mapping[str, str]
-        Where to look; defaults to ``os.environ``.
+    environ : Mapping[str, str], optional
+        Where to look; ``None`` (the default) is ``os.environ`` when called.
 
     Returns
     -------
@@ -539,7 +539,7 @@ def digest_key_from_env(env_name: str, environ: Mapping[str, str] = os.environ) 
         When the variable is unset, empty or no bytes (a lone surrogate); the message names the variable, never
         a value.
     """
-    value = environ.get(env_name)
+    value = (os.environ if environ is None else environ).get(env_name)
     if not value:
         state = "unset" if value is None else "empty"
         raise DigestKeyError(

@@ -191,7 +191,7 @@ def observe_file(
     validators: Mapping[str, Validator] | None = None,
     validator_timeout_s: float = DEFAULT_VALIDATOR_TIMEOUT_S,
     validator_cwd: Path | str | None = None,
-    environ: Mapping[str, str] = os.environ,
+    environ: Mapping[str, str] | None = None,
     now: Callable[[], datetime] | None = None,
     observe_timeout_s: float = DEFAULT_OBSERVE_TIMEOUT_S,
     max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES,
@@ -217,11 +217,12 @@ def observe_file(
         (it runs in a session of its own, so the children it forked go too).
     validator_cwd : Path or str, optional
         Working directory of command validators (default: the current one).
-    environ : Mapping[str, str]
-        The environment (default: this process's). ``digest_key_env`` is looked up in it, and a command
-        validator gets it *without* the ``digest_key_env`` variable: the key digests, it is never handed on.
-        A variable it holds is the validator's to read: where other contracts name other key variables,
-        pass it without them (the validator gets ``environ``, never this process's environment).
+    environ : Mapping[str, str], optional
+        The environment (default ``None``: ``os.environ`` when called; a default of ``os.environ`` itself would
+        show every variable, the key's too, in ``help()`` and a notebook's ``?``). ``digest_key_env`` is looked
+        up in it, and a command validator gets it *without* the ``digest_key_env`` variable: the key digests, it
+        is never handed on. A variable it holds is the validator's to read: where other contracts name other key
+        variables, pass it without them (the validator gets ``environ``, never this process's environment).
     now : callable, optional
         Returns the (timezone-aware) observation time; default ``datetime.now(timezone.utc)``.
     observe_timeout_s : float
@@ -276,6 +277,7 @@ def observe_file(
             raise ValueError(f"{name} must be a positive number of seconds, got {quote(value)}")
     if isinstance(max_artifact_bytes, bool) or not isinstance(max_artifact_bytes, int) or max_artifact_bytes < 1:
         raise ValueError(f"max_artifact_bytes must be a positive whole number, got {quote(max_artifact_bytes)}")
+    environ = os.environ if environ is None else environ
     key = digest_key_from_env(contract.digest_key_env, environ) if contract.digest_key_env else None
     path = Path(path)
     stop = threading.Event()
@@ -526,7 +528,7 @@ def verify_contract_file(
     *,
     validators: Mapping[str, Validator] | None = None,
     validator_timeout_s: float = DEFAULT_VALIDATOR_TIMEOUT_S,
-    environ: Mapping[str, str] = os.environ,
+    environ: Mapping[str, str] | None = None,
     now: Callable[[], datetime] | None = None,
 ) -> Receipt:
     """Verify the outcome a contract file promises, now: load, observe, classify.
