@@ -400,7 +400,12 @@ def _thresholds(pass_threshold: PassThreshold | None) -> float | dict[str, float
     (7.0, {'rating': 7.0}, None)
     """
     def finite(value: Any) -> bool:  # -inf: every score passed; a NumPy number is one (np.int64(7) was refused)
-        return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            return False
+        try:
+            return math.isfinite(value)
+        except OverflowError:  # an int beyond a float's range (10**400): no float to compare a score with
+            return False
 
     if pass_threshold is None:
         return None

@@ -59,7 +59,7 @@ def check_confidence(confidence: float) -> float:
     """``confidence`` as a float in (0, 1); a ValueError naming the value otherwise."""
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)):
         raise ValueError(f"confidence={confidence!r} is not a number; use a probability in (0, 1), e.g. 0.95")
-    if not 0.0 < float(confidence) < 1.0:
+    if not 0 < confidence < 1:  # compared as given: float(10**400) would raise OverflowError
         raise ValueError(f"confidence={confidence!r} is outside (0, 1); use e.g. 0.95")
     return float(confidence)
 
