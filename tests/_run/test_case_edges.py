@@ -216,7 +216,7 @@ class _ReplayHangsOnError:
 def test_a_replay_that_timed_out_leaves_later_replays_of_the_case_missing_not_run_beside_it() -> None:
     """Two fault_recovery checks: the first one's faulted replay timed out, and its call went on running on the
     instance. The second check then reset that same instance and replayed on it, beside the abandoned call:
-    in /tmp/R12-e1 the abandoned retry's refund landed in the second control replay's ledger and the case read
+    in one reproduction the abandoned retry's refund landed in the second control replay's ledger and the case read
     ``control_replay_diverged: state differs at ledger.1.amount``, blamed on the agent. Its replays are not run
     now, and its verdict says why."""
     checks = [EVALUATORS["fault_recovery"].model_validate({"type": "fault_recovery", "tool": "refund", "fault": f})

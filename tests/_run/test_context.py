@@ -1,5 +1,5 @@
 """The run context of a case (``_run/context.py``): which artifact versions earlier cases were shown, and which file
-the sandbox's reset left (mutation round 10: the edges no other test pinned)."""
+the sandbox's reset left (the edges no other test pins)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_an_instance_whose_call_was_abandoned_is_not_called_again_in_that_case()
 
 def test_the_abandoned_calls_timeout_is_written_as_the_timeout_itself_is() -> None:
     """The "not run" reason gives the limit as the timeout's own message does (``case_timeout_s=2``, not
-    ``2.0``): one spelling of the setting in a case's verdicts. Mutation round 18."""
+    ``2.0``): one spelling of the setting in a case's verdicts."""
     live = LiveCase(RunSettings(run_id="r", system_version=None, timeout_s=2.0, suite_root=None, evaluators=[]),
                     object(), datetime.now(timezone.utc))
     assert str(CaseTimeout(2.0)) == "timeout: exceeded case_timeout_s=2"
@@ -133,7 +133,7 @@ def test_the_abandoned_calls_timeout_is_written_as_the_timeout_itself_is() -> No
 
 def test_a_case_longer_than_keep_still_finds_the_version_the_case_before_it_left(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review R18: epoch 1 of a case writes its row (``clock_slack_s: 1``, as README §5 suggests for SQLite
+    """Epoch 1 of a case writes its row (``clock_slack_s: 1``, as README §5 suggests for SQLite
     stamps) and is observed; epoch 2 starts 0.6 s after that write, writes nothing and is observed 130 s later,
     while a case of another artifact was observed in between (another worker). Entries were dropped when older
     than ``KEEP`` at any note, so epoch 2 found nothing and was ``verified`` on epoch 1's row."""
@@ -158,7 +158,7 @@ def _version(artifact_id: str) -> tuple[str, datetime, str, str]:
 
 def test_only_versions_beyond_the_limit_and_noted_more_than_keep_ago_are_dropped_oldest_first(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 31, by hand counts over a small LIMIT: a young version is never dropped, however many are
+    """By hand counts over a small LIMIT: a young version is never dropped, however many are
     held; once more than LIMIT are held, the oldest of those noted more than KEEP ago go until LIMIT are left; one
     noted exactly KEEP ago is not more than KEEP ago; and a version noted again at an earlier time is dropped by
     that time, not by the later note's."""

@@ -182,7 +182,7 @@ def test_resume_of_a_finished_run_runs_nothing(tmp_path: Path, reference: op.Run
     op.run(root, out=out, resume=True, progress=False)
     assert runs_of(read_log(log)) == []
     assert (out / "cases.jsonl").read_bytes() == cases_before
-    # CLI review: the manifest's finished_at was stamped again, and the frames rebuilt: the run is left as it was
+    # the manifest's finished_at was once stamped again, and the frames rebuilt: the run is left as it was
     assert (out / "manifest.json").read_bytes() == manifest_before
     assert {p.name: p.stat().st_mtime_ns for p in (out / "frames").iterdir()} == frames_before
     _assert_complete(out, reference)
@@ -290,7 +290,7 @@ def test_torn_last_line_is_ignored_and_resumed(tmp_path: Path, reference: op.Run
 
 def test_a_power_loss_that_kept_records_whose_states_it_lost_resumes(tmp_path: Path, reference: op.Run,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review R8: with fsync="finish" the journals are three files the operating system writes back in no set
+    """With fsync="finish" the journals are three files the operating system writes back in no set
     order, so a power loss may keep more of cases.jsonl than of states.jsonl. A record whose state was lost was
     taken as done: the resume ran nothing, stamped the run finished, and the run never loaded again ('no state
     ... referred to by a record'). Such a case (and one whose replay lost its state) runs again, as one a crash
@@ -411,7 +411,7 @@ def _edit(root: Path, what: str) -> str:
                         encoding="utf-8")
     elif what == "release.yaml":
         (root / "release.yaml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
-    elif what == "release.yaml (deleted)":  # before review L3 the resume went on, gated by the manifest's copy
+    elif what == "release.yaml (deleted)":  # once the resume went on, gated by the manifest's copy
         (root / "release.yaml").unlink()
         return "release.yaml was removed since this run started"
     elif what == "system version":  # the module is not a suite file: only its version tells
@@ -538,7 +538,7 @@ def test_the_example_suite_cut_mid_record_resumes_to_the_clean_frames(tmp_path: 
     assert_same_frames(resumed, clean)
 
 
-# -- mutation round 25: what a resume does with started.jsonl ---------------------------------------------------
+# -- what a resume does with started.jsonl ----------------------------------------------------------------------
 
 def _stop_at(n: int):  # noqa: ANN202 - a progress callback that stops the run as a Ctrl-C does
     def progress(done: int, total: int) -> None:
@@ -671,8 +671,8 @@ def test_an_end_settled_as_the_systems_is_not_taken_for_a_later_kill(tmp_path: P
 def test_a_ctrl_c_with_a_case_run_in_flight_reruns_it_and_keeps_the_stop_or_the_end_noted_after_it(
         tmp_path: Path) -> None:
     """A stop the run's process noted (a Ctrl-C) runs the case run in flight again, and abrupt_ends keeps it as a
-    stop (review R22: a system that sends SIGINT to its own process group stops the run as a Ctrl-C does, and each
-    resume gave the case a fresh try with no note; mutation round 26 had pinned the silence); a stop followed by an
+    stop (a system that sends SIGINT to its own process group stops the run as a Ctrl-C does, and each
+    resume gave the case a fresh try with no note, a silence an earlier test had pinned); a stop followed by an
     end oloproof run noted (the signal reached the run's process alone) is kept with how it ended."""
     from oloproof_nb._run.runner import STOPPED
 

@@ -32,7 +32,7 @@ def test_open_fd_never_hands_out_a_standard_descriptor(tmp_path: Path) -> None:
 
 
 def test_open_fd_creates_a_file_with_the_mode_asked_and_0o644_by_default(tmp_path: Path) -> None:
-    """Mutation round 13: the mode reaches ``os.open`` (the umask applies): under umask 002, the default 0o644 stays
+    """The mode reaches ``os.open`` (the umask applies): under umask 002, the default 0o644 stays
     0o644 and the 0o666 a temporary file asks for is 0o664 (by hand: 0o666 & ~0o002)."""
     old = os.umask(0o002)
     try:
@@ -46,7 +46,7 @@ def test_open_fd_creates_a_file_with_the_mode_asked_and_0o644_by_default(tmp_pat
 
 
 def test_open_fd_makes_a_file_its_owner_can_read_and_write_under_any_umask(tmp_path: Path) -> None:
-    """Review R57: a system that set ``os.umask(0o777)`` mid-run made the run's journals and manifest mode 0 (0o666
+    """A system that set ``os.umask(0o777)`` mid-run made the run's journals and manifest mode 0 (0o666
     less 0o777), which their owner could not read back. The owner's read and write come back; the rest stays as
     the umask made it (0o200 taken: 0o466 | 0o600 = 0o666; 0o777 taken: 0o600); a file there before keeps its mode
     when opened without ``O_CREAT``, and one that holds something (a journal resumed) with it."""
@@ -70,7 +70,7 @@ def test_open_fd_makes_a_file_its_owner_can_read_and_write_under_any_umask(tmp_p
 
 def test_open_fd_keeps_run_files_off_the_standard_descriptors_on_windows_too(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fresh eyes on R9: on ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,
+    """On ``sys.platform == "win32"`` open_fd returned the descriptor ``os.open`` gave, a freed 0,
     1 or 2 included (Windows hands out the lowest free number too), so a system that closed its standard output
     still printed into the journal there. Both freed numbers below the file's are skipped, and fcntl (POSIX only)
     is never touched."""
@@ -109,7 +109,7 @@ def _is_open(fd: int) -> bool:
 
 
 def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permission(tmp_path: Path) -> None:
-    """Review L1: each umask that takes one of the owner's permissions (0o100, 0o200, 0o400) is refused by the mode of
+    """Each umask that takes one of the owner's permissions (0o100, 0o200, 0o400) is refused by the mode of
     the folder made (0o777 less the umask, by hand: 0o677, 0o577, 0o377), whoever runs it; 0o077 (private) is not.
     An existing folder is kept (as ``mkdir(parents=True, exist_ok=True)``), and with ``parents`` False a missing
     parent or an existing folder is an error (as ``mkdir()``)."""
@@ -135,7 +135,7 @@ def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permis
 
 
 def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_after_any_error(tmp_path: Path) -> None:
-    """Mutation round 24: a file where the folder (or one of its parents) goes is an error, as for
+    """A file where the folder (or one of its parents) goes is an error, as for
     ``mkdir(parents=True, exist_ok=True)``, never a folder taken as made; an error other than the umask's (a name
     too long for the file system, made after its parents) removes the parents this call made; the umask's error
     names the first folder made that its owner cannot use."""
@@ -162,7 +162,7 @@ def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_aft
 
 def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 24: ``make_folders`` finds ``a`` missing, and another process makes it before this call does
+    """``make_folders`` finds ``a`` missing, and another process makes it before this call does
     (``mkdir`` raises FileExistsError): it is used as it is; and when this call then fails (a umask that takes
     the owner's write permission), it removes the folder it made (``b``), never ``a``, which is not its own."""
     real = Path.mkdir

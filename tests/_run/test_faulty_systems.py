@@ -151,7 +151,7 @@ def test_a_hanging_case_times_out_and_the_run_goes_on(tmp_path: Path, side_chann
 
 def test_a_hanging_case_stops_a_run_whose_one_instance_cannot_be_replaced(tmp_path: Path,
                                                                          side_channel: Path) -> None:
-    """Review F16: given one instance (``system=Desk()``), a run whose call timed out went on with that instance
+    """Given one instance (``system=Desk()``), a run whose call timed out went on with that instance
     while the abandoned call still ran on it, so its late writes could land in a later case's state, blamed on
     the agent. The run stops after recording the timed-out case, saying why and what to give instead; resumed
     with the class, the rest run on fresh instances."""
@@ -408,7 +408,7 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
 
 @pytest.mark.slow
 def test_a_run_under_nohup_goes_on_when_the_terminal_closes(tmp_path: Path) -> None:
-    """Fresh-eyes review: with SIGHUP stopping every command, `nohup oloproof run` stopped when its terminal
+    """With SIGHUP stopping every command, `nohup oloproof run` stopped when its terminal
     closed (exit 2). A signal the process was started ignoring stays ignored: the run finishes, with its gate."""
     import signal
     import subprocess
@@ -438,7 +438,7 @@ def test_a_run_under_nohup_goes_on_when_the_terminal_closes(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_a_helper_process_the_system_leaves_does_not_delay_the_exit(tmp_path: Path) -> None:
-    """Review finding: the command waited for the run's process to exit on its sentinel pipe, which a helper the
+    """The command waited for the run's process to exit on its sentinel pipe, which a helper the
     system forked (and left running) holds open: 5 s more on every such run. It waits for the exit itself."""
     import subprocess
 
@@ -520,7 +520,7 @@ def test_reading_what_the_system_returned_is_under_the_timeout_and_its_fault(mak
     assert time.perf_counter() - t0 < 20
     cases_ = run.cases.set_index("case_id")
     assert dict(cases_["status"]) == {"slow": "timeout", "gone": "error", "fine": "completed"}
-    # the state snapshot() returned raised when read: named as snapshot()'s since review L3
+    # the state snapshot() returned raised when read: named as snapshot()'s
     assert cases_.loc["gone", "error"] == "snapshot() raised ConnectionError: the store went away"
     assert run.snapshots.set_index("case_id").loc["fine", "state"] == {"orders": {"a": 1}}
 
@@ -544,8 +544,8 @@ def test_a_message_quoting_a_name_that_is_not_utf8_is_stored_escaped(make_suite:
 def test_the_timed_out_case_of_a_run_on_one_instance_is_recorded_before_it_stops(tmp_path: Path,
                                                                                   side_channel: Path) -> None:
     """The run that stops after a timed-out call on its one instance keeps that case's record (status timeout)
-    beside the cases before it: the resume runs only the cases after it (mutation round 19: stopping before the
-    record was kept passed, since the resumed case timed out again)."""
+    beside the cases before it: the resume runs only the cases after it (stopping before the
+    record was kept would pass the other tests, since the resumed case times out again)."""
     cases = [make_case(f"c{i}", **({"op": "hang"} if i == 1 else {})) for i in range(3)]
     root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
     suite = op.load_suite(root)
@@ -557,8 +557,8 @@ def test_the_timed_out_case_of_a_run_on_one_instance_is_recorded_before_it_stops
 
 
 def test_a_run_on_one_instance_whose_last_case_timed_out_finishes(tmp_path: Path, side_channel: Path) -> None:
-    """No case is left to run beside the abandoned call of the last case: the run finishes as any other (mutation
-    round 19: a run that raised after its last case too passed every test)."""
+    """No case is left to run beside the abandoned call of the last case: the run finishes as any other (a
+    run that raised after its last case too would pass every other test)."""
     cases = [make_case(f"c{i}", **({"op": "hang"} if i == 1 else {})) for i in range(2)]
     root = write_suite(tmp_path / "suite", cases, case_timeout_s=0.5)
     suite = op.load_suite(root)

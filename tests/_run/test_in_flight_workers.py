@@ -1,4 +1,4 @@
-"""Case runs sent to ``isolation: process`` workers are in flight too (review U23).
+"""Case runs sent to ``isolation: process`` workers are in flight too.
 
 A process-isolated run killed from outside ran the case runs its workers held again on resume with no word: the
 run's process noted no start (``started.jsonl`` named only case runs of its own threads), so the manifest kept no
@@ -78,7 +78,7 @@ def test_a_process_isolated_run_killed_from_outside_says_on_resume_which_case_ra
 def test_a_ctrl_c_just_after_a_case_is_sent_to_its_worker_leaves_it_noted(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl-C that lands right after the run's process sent a case to its worker (the worker has begun it): the
-    case run is noted in flight, with the stop after it, so the resume runs it again and says so (review F56: it was
+    case run is noted in flight, with the stop after it, so the resume runs it again and says so (it was
     noted after the send, so at that moment nothing was noted and the resume ran it again without a word)."""
     import multiprocessing.connection
 

@@ -134,7 +134,7 @@ def test_a_system_module_that_hangs_at_import_in_a_worker_stops_the_run(tmp_path
 
 def test_a_ctrl_c_while_the_first_worker_builds_the_system_ends_that_worker(tmp_path: Path, released: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review M9 (a bug): a Ctrl-C while the first worker built the system reached the run's process while it
+    """A Ctrl-C while the first worker built the system reached the run's process while it
     waited for that worker, and the worker was left building (a hung constructor: for good). A notebook's kernel
     lives on after a Ctrl-C: the worker stayed, holding whatever the system holds, until the kernel ended."""
     import _thread
@@ -226,7 +226,7 @@ def test_a_system_no_fresh_worker_can_build_any_more_stops_the_run(tmp_path: Pat
     assert str(stopped.value) == (f"{root / 'oloproof.yaml'}: system: a fresh worker process could not build the "
                                   "system 2 times in a row (last: building the system raised RuntimeError: the "
                                   "constructor failed: licence-gone)")
-    assert finish_note(stopped.value) == stopped_run_note(tmp_path / "run")  # where the run stopped (review R33)
+    assert finish_note(stopped.value) == stopped_run_note(tmp_path / "run")  # where the run stopped
     builds = [event[2] for event in read_log(released) if event[0] == "init"]
     assert len(builds) == 3 and len({b.split("-")[0] for b in builds}) == 2  # c0's worker twice, one fresh
     assert list(op.load_run(tmp_path / "run").cases["status"]) == ["completed", "error"]  # resumable
@@ -260,7 +260,7 @@ def test_a_worker_that_ends_itself_fails_only_its_case(tmp_path: Path, released:
 
 
 def test_a_worker_that_dies_leaving_a_helper_process_fails_its_case_at_once(tmp_path: Path, released: Path) -> None:
-    """Review finding: a worker that forked a helper and then died was seen dead only at the end of its pipe,
+    """A worker that forked a helper and then died was seen dead only at the end of its pipe,
     which the helper held open: the case was recorded ``timeout`` after case_timeout_s (300 s by default), not
     ``error`` with the worker's exit code. The worker's own exit is checked too now."""
     cases = [make_case(f"c{i}", op="fork_exit" if i == 1 else "ok") for i in range(3)]
@@ -331,7 +331,7 @@ def test_a_worker_refuses_check_code_edited_after_the_suite_loaded(make_suite, t
     (root / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
                                     encoding="utf-8")
     with pytest.raises(OloproofError, match=r"checks\.py changed since this suite was loaded"):
-        op.run(suite, out=tmp_path / "early", progress=False, isolation="process")  # before it writes (F49)
+        op.run(suite, out=tmp_path / "early", progress=False, isolation="process")  # before it writes
     assert not (tmp_path / "early").exists()
     # an edit the run's own check does not see (made once it has passed it): the worker refuses it as before
     with monkeypatch.context() as patch, pytest.raises(OloproofError, match=rf"^{root}: the code of checks:done "
@@ -397,7 +397,7 @@ def test_isolation_is_no_security_boundary_a_system_patching_its_checks_forges_t
 @pytest.mark.parametrize("spawned_before", [0, 1])
 def test_a_worker_the_open_file_limit_refuses_stops_the_run_in_one_line_not_as_a_bug(
         tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch, spawned_before: int) -> None:
-    """Review R14: under a low ``ulimit -n`` (16 here, 4 workers) starting a worker process failed with EMFILE: the
+    """Under a low ``ulimit -n`` (16 here, 4 workers) starting a worker process failed with EMFILE: the
     first worker gave a bare ``oloproof: error: Too many open files``, a later one ``internal error: OSError … (a
     bug in oloproof_nb, not in your system)``. Either is one line naming the limit and what to do now (simulated:
     ``Popen`` refuses the first or the second worker), and the run started is kept for a resume."""
@@ -418,7 +418,7 @@ def test_a_worker_the_open_file_limit_refuses_stops_the_run_in_one_line_not_as_a
     assert str(stopped.value) == ("cannot start a worker process for isolation: process (Too many open files); raise "
                                   "the limit on open files (ulimit -n) or run fewer workers")
     assert (tmp_path / "run" / "manifest.json").is_file() == bool(spawned_before)
-    # a run folder made is named with the way to finish it (review R33); none is named before one exists
+    # a run folder made is named with the way to finish it; none is named before one exists
     assert finish_note(stopped.value) == (stopped_run_note(tmp_path / "run") if spawned_before else [])
 
 
@@ -432,7 +432,7 @@ def test_a_worker_the_open_file_limit_refuses_stops_the_run_in_one_line_not_as_a
 def test_each_limit_that_refuses_a_worker_is_named_and_its_pipe_closed(
         tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int, why: str,
         limit: str) -> None:
-    """Mutation round 20: the system's table of open files (ENFILE, 23) is an open-file limit like EMFILE; fork
+    """The system's table of open files (ENFILE, 23) is an open-file limit like EMFILE; fork
     refused for processes (EAGAIN, 11) or memory (ENOMEM, 12) names those limits; the pipe to the worker failing
     to open is the same one line. Both ends of a pipe opened for a worker that could not start are closed (each
     an open file, under the very limit that refused it)."""
@@ -468,7 +468,7 @@ def test_each_limit_that_refuses_a_worker_is_named_and_its_pipe_closed(
 def test_a_run_folder_refused_stops_the_worker_processes(tmp_path: Path, released: Path) -> None:
     """The workers start before the run folder is made: one refused (here, a folder that is not empty) stops them.
     The error is kept, as a notebook keeps the last traceback (``sys.last_traceback``), whose frames hold the pool:
-    mutation round 19 (no stop there) passed every test, as the pool, let go, closed its pipes and the worker
+    a run with no stop there would pass every other test, as the pool, let go, closed its pipes and the worker
     ended; held, the worker ran on with the system it built."""
     root = write_suite(tmp_path / "suite", [make_case("c0")], isolation="process")
     out = tmp_path / "taken"
@@ -482,9 +482,9 @@ def test_a_run_folder_refused_stops_the_worker_processes(tmp_path: Path, release
 
 def test_a_ctrl_c_right_after_the_run_folder_is_locked_stops_the_worker_processes(
         tmp_path: Path, released: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review R13's stretch between locking the run folder and the run's own ``try``, with worker processes: a
-    Ctrl-C there releases the folder and stops the workers while the traceback still holds the pool (mutation
-    round 19: without that stop every test passed; see the test above)."""
+    """The stretch between locking the run folder and the run's own ``try``, with worker processes: a
+    Ctrl-C there releases the folder and stops the workers while the traceback still holds the pool (without
+    that stop every other test passes; see the test above)."""
     from oloproof_nb._run import runner
 
     root = write_suite(tmp_path / "suite", [make_case("c0")], isolation="process")
@@ -502,7 +502,7 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_stops_the_worker_processe
 
 def test_a_process_run_records_the_methods_given_the_epoch_and_the_settings_as_a_thread_run_does(
         tmp_path: Path) -> None:
-    """Review R22: the manifest's ``epoch_given`` tells a pool which runs' (case, epoch) are the same tries, and its
+    """The manifest's ``epoch_given`` tells a pool which runs' (case, epoch) are the same tries, and its
     ``settings_fingerprint`` what the system was built with (``careful``), which a resume and a pooled gate compare.
     In a process run the system is built in the workers, which report both with the version and fingerprint."""
     root = tmp_path / "suite"

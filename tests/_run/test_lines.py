@@ -11,7 +11,7 @@ from oloproof_nb._run.lines import journal_sha256
 def test_the_journal_digest_is_of_the_complete_lines_across_reads(tmp_path: Path) -> None:
     """The file is read 1 MiB at a time: a line that runs across one read (or across two: a line of 2.5 MiB)
     is hashed whole, and only the torn last line is left out. Checked against hashlib over the file's bytes up to
-    its last newline (mutation round 19: the bytes carried from one read to the next were dropped unseen)."""
+    its last newline (the bytes carried from one read to the next could otherwise be dropped unseen)."""
     lines = [b'{"n":%d,"pad":"%s"}\n' % (i, b"x" * 700_000) for i in range(3)]  # lines across the 1 MiB reads
     lines.append(b'{"long":"' + b"y" * 2_600_000 + b'"}\n')  # one line over two whole reads
     data = b"".join(lines) + b'{"torn":'
@@ -32,7 +32,7 @@ def test_a_missing_journal_leaves_the_digest_it_was_given(tmp_path: Path) -> Non
 
 
 def test_the_complete_lines_of_a_journal_end_at_its_last_newline_within_a_size(tmp_path: Path) -> None:
-    """Review F19: where the complete lines of the first ``size`` bytes end, counted by hand, including a last line
+    """Where the complete lines of the first ``size`` bytes end, counted by hand, including a last line
     longer than one 64 KiB read and a size past the file's end (a file cut since)."""
     from oloproof_nb._run.lines import complete_end
 

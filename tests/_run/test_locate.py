@@ -119,7 +119,7 @@ def test_a_manifest_that_is_no_regular_file_is_a_run_that_cannot_be_read_not_no_
     """A run folder whose manifest.json is a folder, a named pipe, a link to nothing or to a device (a copy, an
     unpacked artifact) may hold the latest run, as a torn manifest does: `oloproof gate SUITE` refuses, naming it.
     Before, ``is_file()`` passed it over as "no run", and the run before it was gated (a PASS of an older run where
-    the latest may BLOCK; review R50). Dated by its run id before the latest readable run, it is passed over."""
+    the latest may BLOCK). Dated by its run id before the latest readable run, it is passed over."""
     import os
 
     runs = tmp_path / "runs"
@@ -183,7 +183,7 @@ def test_a_suite_folder_or_its_runs_given_as_a_run_names_the_run_to_give(tmp_pat
 
 
 def test_a_suite_folder_given_as_a_baseline_names_its_baselines_not_its_runs(tmp_path: Path) -> None:
-    """Review U4: `oloproof gate RUN --baseline demo` said "it is a suite folder: give its run, 'demo/runs/…'", the
+    """`oloproof gate RUN --baseline demo` said "it is a suite folder: give its run, 'demo/runs/…'", the
     agent's run, which the baseline check then refuses ("not a do-nothing baseline"). Where a baseline is wanted
     the hint names the suite's baselines/ (the latest by start time), or how to make one."""
     suite = tmp_path / "demo"
@@ -231,7 +231,7 @@ def test_a_run_folder_that_cannot_be_read_at_all_is_told_by_its_run_id_as_a_torn
 
 def test_a_run_made_after_the_clock_was_set_back_is_the_latest_not_the_run_before(
         make_suite: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review R14: a run at 12:00 that passed, then the clock set back an hour (an NTP correction), then a run at
+    """A run at 12:00 that passed, then the clock set back an hour (an NTP correction), then a run at
     11:00 that blocked: ``oloproof gate SUITE`` picked the 12:00 run by its start time and said PASS, exit 0, about
     the older run. The run made second records that it follows the first and is the latest; one made later still
     with the clock behind follows it in turn; once the clock passes the first run's start, start times decide
@@ -255,7 +255,7 @@ def test_a_run_made_after_the_clock_was_set_back_is_the_latest_not_the_run_befor
 
 def test_a_run_given_out_in_runs_through_a_symbolic_link_records_what_it_follows(
         make_suite: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Review M20: ``out=`` naming the suite's ``runs/`` through a symbolic link (macOS's ``/tmp``, a linked work
+    """``out=`` naming the suite's ``runs/`` through a symbolic link (macOS's ``/tmp``, a linked work
     folder) recorded no ``follows`` (the folder was compared unresolved with the suite's resolved root), so the run
     made after the clock was set back lost to the run before in ``oloproof gate SUITE``."""
     from datetime import datetime, timedelta, timezone
@@ -316,7 +316,7 @@ def test_a_run_made_at_the_same_instant_as_the_latest_follows_it_one_a_microseco
     assert locate.follows(tmp_path / "missing", noon) is None
 
 
-# -- mutation round 20: the follows chain at its edges --------------------------------------------------------
+# -- the follows chain at its edges ---------------------------------------------------------------------------
 
 
 def _following(runs: Path, name: str, started_at: str, follows: str) -> Path:
@@ -398,7 +398,7 @@ def test_a_run_written_outside_the_suite_folder_follows_nothing(make_suite: Any,
 
 
 def test_a_latest_run_of_another_suite_is_refused_naming_both_suites(tmp_path: Path) -> None:
-    """Review F29: a link (or a copy) in a suite's runs/ to a run of another suite that started later was taken as
+    """A link (or a copy) in a suite's runs/ to a run of another suite that started later was taken as
     the suite's latest run: ``oloproof gate SUITE`` gated the other suite's run, its drift warnings compared it with
     this suite's files, and no line said whose run it was. It is refused in one line naming both suites (as
     ``--resume`` refuses a run of another suite); an older one is passed over as any run that is not the latest."""
@@ -424,7 +424,7 @@ def test_a_latest_run_of_another_suite_is_refused_naming_both_suites(tmp_path: P
     (other / "manifest.json").write_text(json.dumps(renamed), encoding="utf-8")
     assert locate.latest_run_dir(suite) == suite / "runs" / "latest"
     # made in a folder that holds another suite: refused; in one that holds none (this suite, moved and renamed
-    # since, as the gate's suite_folder reads it: review F30): the latest run
+    # since, as the gate's suite_folder reads it): the latest run
     elsewhere = tmp_path / "other"
     made = {**manifest, "suite": "old-name", "suite_config": {"root": str(elsewhere)}}
     (other / "manifest.json").write_text(json.dumps(made), encoding="utf-8")
@@ -435,7 +435,7 @@ def test_a_latest_run_of_another_suite_is_refused_naming_both_suites(tmp_path: P
 
 
 def test_a_latest_run_is_not_refused_as_another_suite_s_while_the_suite_file_names_no_suite(tmp_path: Path) -> None:
-    """Mutation round 35: the refusal of another suite's latest run (review F29) compares the names the manifest and
+    """The refusal of another suite's latest run (the test above) compares the names the manifest and
     oloproof.yaml give; an oloproof.yaml that gives none (being edited: no ``name`` yet, or not a text) has nothing
     to compare, and the latest run is returned as before."""
     suite = tmp_path / "suite"

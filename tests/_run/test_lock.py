@@ -84,7 +84,7 @@ def test_a_process_forked_while_the_lock_is_held_does_not_keep_it(tmp_path: Path
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
 def test_asking_who_holds_a_lock_that_is_a_named_pipe_does_not_wait(tmp_path: Path) -> None:
-    """CLI review: a named pipe at ``.lock`` of an unfinished run made ``oloproof gate``, ``report`` and
+    """A named pipe at ``.lock`` of an unfinished run made ``oloproof gate``, ``report`` and
     ``compare`` wait forever for a writer (the holder probe opened it blocking). Nobody holds such a lock."""
     os.mkfifo(tmp_path / ".lock")
     probe = ("from pathlib import Path; from oloproof_nb._run.lock import RunLock; "

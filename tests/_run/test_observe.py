@@ -686,7 +686,7 @@ def test_what_cases_share_is_their_locator_or_else_their_artifact(tmp_path: Path
     def case(cid: str, **outcome: str) -> Case:
         return case_from_mapping({"id": cid, "input": {}, "outcome": {"artifact_id": "report", **outcome}})
 
-    def files(c: Case, evaluators: list[Any]) -> frozenset[str]:  # without OBSERVES (tests/_run/test_observe_r53.py)
+    def files(c: Case, evaluators: list[Any]) -> frozenset[str]:  # without OBSERVES (test_observe_unobserved_cases)
         return shared_files(c, evaluators, tmp_path) - {OBSERVES}
 
     a = files(case("a", locator="out/a.json"), check)
@@ -775,7 +775,7 @@ def test_a_validator_run_after_a_case_gets_the_case_timeout(artifact: Path) -> N
     assert time.monotonic() - started < 1.4
 
 
-# --------------------------------------------------------------------------- mutation round 22
+# --------------------------------------------------------------------------- edges no other test pins
 
 
 @pytest.mark.parametrize(
@@ -847,7 +847,7 @@ def test_m22_an_observe_dict_keeps_its_own_evidence_source_and_defaults_to_syste
 
 @pytest.mark.parametrize("as_evidence", [False, True])
 def test_a_systems_own_evidence_never_reads_as_the_toolkits_file_observer(as_evidence: bool) -> None:
-    """Review R30: a system's ``observe()`` that names its evidence ``local_file_stat`` (no file there at all, its
+    """A system's ``observe()`` that names its evidence ``local_file_stat`` (no file there at all, its
     own digest and validator result) gave a receipt that read as one the toolkit stat'ed, digested and validated
     itself. That name is the toolkit's own observer's: a system's evidence keeping it reads ``system_observe``, as
     the evidence of a path the system returns does; any other name it gives is kept."""
@@ -869,7 +869,7 @@ def test_a_systems_own_evidence_never_reads_as_the_toolkits_file_observer(as_evi
 
 @pytest.mark.parametrize("ahead_s", [3600.0, 3.0])
 def test_evidence_observed_by_a_clock_ahead_of_this_machines_shows_no_freshness(ahead_s: float) -> None:
-    """Review R18: a system's ``observe()`` reads a row's time and its own ``now`` from a database whose clock runs
+    """A system's ``observe()`` reads a row's time and its own ``now`` from a database whose clock runs
     ahead of this machine's (an hour; 3 s). A row an earlier run wrote before this run started reads, by that
     clock, as written after the start and no later than the observation the system reports: it was ``verified``
     (an hour ahead, end to end: 3 of 3 cases whose agent wrote nothing). A file's time is checked against this
@@ -894,7 +894,7 @@ def test_evidence_observed_by_a_clock_ahead_of_this_machines_shows_no_freshness(
 @pytest.mark.parametrize(("after_s", "refused"), [(-3600.0, False), (0.0, False), (2.0, False), (2.000001, True)])
 def test_a_systems_observation_is_refused_only_when_more_than_two_seconds_after_this_machines_clock(
         monkeypatch: pytest.MonkeyPatch, as_evidence: bool, after_s: float, refused: bool) -> None:
-    """Mutation round 31, on a frozen clock: an observation an hour before now, at now, or exactly
+    """On a frozen clock: an observation an hour before now, at now, or exactly
     FUTURE_MTIME_TOLERANCE (2 s) after now is the system's own evidence; one a microsecond later is refused; the
     same whether ``observe()`` returns an Evidence or a dict of its fields."""
     from oloproof_nb._core.receipts import FUTURE_MTIME_TOLERANCE, Evidence

@@ -434,7 +434,7 @@ def test_executor_workers_judge_by_the_checks_the_run_loaded(make_suite, tmp_pat
                                     encoding="utf-8")
     with ThreadPoolExecutor(max_workers=2) as pool, pytest.raises(OloproofError, match=r"checks\.py changed since "
                                                                                        r"this suite was loaded"):
-        op.run(suite, executor=pool, out=tmp_path / "edited", progress=False)  # refused before it writes (F49)
+        op.run(suite, executor=pool, out=tmp_path / "edited", progress=False)  # refused before it writes
     assert not (tmp_path / "edited").exists()
     # an edit the run's own check does not see (made once it has passed it): the workers refuse it as before
     with monkeypatch.context() as patch, ThreadPoolExecutor(max_workers=2) as pool, \
@@ -501,7 +501,7 @@ def test_an_instance_pooled_by_an_earlier_run_is_checked_against_this_runs_syste
 
 
 def test_an_instance_a_worker_refuses_is_released(make_suite: Any, tmp_path: Path) -> None:
-    """Review F46: an instance built on a worker and refused (another version than the run's) was left to the
+    """An instance built on a worker and refused (another version than the run's) was left to the
     exception's traceback, which holds it (and what it holds open) as long as the error is kept. It is released
     before the error is raised (the log's counts)."""
     from oloproof_nb._run.remote import _remote_batch
@@ -655,8 +655,8 @@ def test_a_batch_the_executor_cancelled_or_broke_is_one_line(make_suite: Any, tm
     """A batch cancelled by the executor, or refused by a broken process pool, stops the run with the one line of a
     lost batch ('failed', the worker that died or the executor shut down, how to resume), never an internal error
     and never 'was refused' (that is an executor shut down by its user: ``RuntimeError``, of which
-    ``BrokenExecutor`` is a subclass). Mutation round 19: without ``CancelledError`` among the losses, or with the
-    broken pool taken for a refusal, every test passed."""
+    ``BrokenExecutor`` is a subclass). Without ``CancelledError`` among the losses, or with the
+    broken pool taken for a refusal, every other test passes."""
     root = dying_suite(make_suite, "never", n=3)
     with pytest.raises(OloproofError) as err:
         op.run(root, executor=_LosingExecutor(how), out=tmp_path / "run", progress=False)
@@ -696,7 +696,7 @@ class Desk:
 
 def test_an_executor_shut_down_with_its_queued_batches_cancelled_during_the_run_is_one_line(
         make_suite: Any, tmp_path: Path) -> None:
-    """Mutation round 19: ``shutdown(cancel_futures=True)`` while a batch waits in the executor's queue cancels it
+    """``shutdown(cancel_futures=True)`` while a batch waits in the executor's queue cancels it
     with ``Future.cancel()``, which wakes no ``concurrent.futures.wait`` (only an executor's own
     ``set_running_or_notify_cancel`` does): the run waited for that batch for ever. It is now the one line of a
     lost batch, naming it and how to resume. ``c0`` holds the only worker until the batch of ``c1`` is cancelled."""
@@ -746,8 +746,8 @@ def test_an_executor_shut_down_with_its_queued_batches_cancelled_during_the_run_
 def test_a_stale_pooled_instance_is_released_before_its_replacement_is_built(make_suite: Any,
                                                                               tmp_path: Path) -> None:
     """An instance pooled by a run of v1, met by a batch of a run of v2, is released and then one is built and
-    checked (what it holds open, a database file or a lock, is let go before its replacement takes it). Mutation
-    round M51: without the release it lived on, beside its replacement, until the batch ended."""
+    checked (what it holds open, a database file or a lock, is let go before its replacement takes it). Without
+    the release it lived on, beside its replacement, until the batch ended."""
     from oloproof_nb._run.remote import _release_here, _remote_batch
 
     root, version = _versioned_desk(make_suite, tmp_path)

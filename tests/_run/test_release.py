@@ -87,7 +87,7 @@ def test_a_del_that_blocks_after_a_failed_case_stops_the_run_in_one_line(tmp_pat
     assert time.monotonic() - started < 2  # not the 3 s the __del__ sleeps
     assert str(stopped.value) == ("releasing a system instance (its __del__ or a finaliser) took longer than "
                                   "case_timeout_s=0.3")
-    assert finish_note(stopped.value) == stopped_run_note(tmp_path / "run")  # where the run stopped (review R33)
+    assert finish_note(stopped.value) == stopped_run_note(tmp_path / "run")  # where the run stopped
     recorded = [json.loads(line)["case"]["id"] for line in (tmp_path / "run" / "cases.jsonl").open()]
     assert recorded == ["c0", "c1"]  # the cases before it are kept: the run is resumable
 

@@ -1,6 +1,6 @@
 """A run on an executor the user gives: what its workers check (``_run/remote.py``; the batches, the pooled
-systems and lost batches are tested beside the runs that use them: ``test_parallel.py``, ``test_runner_m54.py``,
-``test_runner_m55.py``, ``test_runner_f51.py``)."""
+systems and lost batches are tested beside the runs that use them: ``test_parallel.py``,
+``test_runner_executor_batches.py``, ``test_runner_worker_build.py``, ``test_runner_worker_reload.py``)."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def test_the_step_just_before_the_checkpoint_is_part_of_the_recording_key() -> N
 
 def test_the_call_at_the_checkpoint_is_part_of_the_recording_key_when_it_is_the_last_step() -> None:
     """The faulted call is the recording's last step (the agent stopped after it): another argument of that call
-    is another replay, as when steps follow it; its result is not part of the key (mutation round 12, C01)."""
+    is another replay, as when steps follow it; its result is not part of the key."""
     look = {"kind": "tool_call", "tool": "look", "args": {}, "result": 1}
     pay_1 = {"kind": "tool_call", "tool": "pay", "args": {"k": 1}, "result": {"ok": True}}
     pay_2 = {**pay_1, "args": {"k": 2}}
@@ -183,7 +183,7 @@ def test_a_system_over_several_files_of_its_suite_folder_is_fingerprinted_whole(
     assert _rows(op.load_run(tmp_path / "a")) == [("pass", False)]
     (root / "policy.py").write_text("def escalates():\n    return False\n", encoding="utf-8")
     # policy.py is imported by the system's module, not named by `system:`: a module of the suite folder the
-    # system's code imports is part of its fingerprint (review R35: before, without fingerprint() the edited
+    # system's code imports is part of its fingerprint (before, without fingerprint() the edited
     # desk took the old one's cached replay, ("pass", True), and the gate passed an agent that never escalates)
     assert run_cli("run", str(root), "--out", str(tmp_path / "b"), "--quiet").returncode == 1
     second = op.load_run(tmp_path / "b")
@@ -477,7 +477,7 @@ def test_a_system_python_keeps_the_old_import_of_is_refused_at_load_saying_resta
 
 
 def test_a_cache_entry_is_made_like_any_file_of_the_user_so_a_teammate_can_read_it(tmp_path: Path) -> None:
-    """Style review Y: entries were made by mkstemp, mode 0o600 whatever the umask, so a teammate sharing the suite
+    """Entries were made by mkstemp, mode 0o600 whatever the umask, so a teammate sharing the suite
     folder could not read them and silently replayed everything again; every other file is 0o666 less the umask."""
     import os
     import stat
@@ -496,13 +496,13 @@ def test_a_cache_entry_is_made_like_any_file_of_the_user_so_a_teammate_can_read_
     assert cache.get(key) == {"trajectory": {"steps": []}, "state": {}}
 
 
-# --------------------------------------------------------------------------- round 5 of mutation testing
+# --------------------------------------------------------------------------- edges no other test pins
 
 
 def test_the_replay_key_is_the_sha256_of_the_canonical_json_of_its_eight_parts() -> None:
     """The formula of the module's docstring, computed here with hashlib and json: so each part counts (the same
     recording at another checkpoint, of another case, or under another change is another replay; oloproof_nb's
-    own version is the eighth part, review F33)."""
+    own version is the eighth part)."""
     parts = {"schema": "oloproof_replay_cache/v2", "oloproof_nb": op.__version__, "system_version": "v1",
              "code_fingerprint": "f" * 64,
              "case_digest": "d" * 64, "checkpoint": 2, "change": {"result": {"ok": False}}, "recording": "r" * 64}
@@ -555,7 +555,7 @@ def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path
 
 
 def test_a_cache_put_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
-    """Review L1: a replay cached under ``os.umask(0o777)`` (the CLI refuses it, the library did not) made the suite's
+    """A replay cached under ``os.umask(0o777)`` (the CLI refuses it, the library did not) made the suite's
     ``.oloproof`` of mode 0 and failed (silently: the cache is optional); the folder stayed, and every put after it,
     under any umask, failed too: the suite was never cached again until someone ran ``chmod``. Now nothing is
     left, and the next put under a usual umask is cached."""
@@ -581,7 +581,7 @@ def test_a_cache_put_under_a_umask_that_takes_the_owners_permissions_leaves_no_f
 
 
 def test_calls_every_replays_each_call_once_and_a_second_run_takes_them_all_from_the_cache(tmp_path: Path) -> None:
-    """calls: every (review R19, finding B): the key holds the checkpoint and the recorded steps up to it, so each
+    """calls: every: the key holds the checkpoint and the recorded steps up to it, so each
     call's control and faulted replay is an entry of its own. By hand: 2 cases x 2 calls x 2 replays = 8 live, then
     8 from the cache; a suite that faulted the first call alone before reuses those 4 and makes the real refund's 4."""
     from _fault_systems import DryRunFirst

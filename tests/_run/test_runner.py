@@ -311,7 +311,7 @@ def test_workers_need_a_factory(make_suite) -> None:
 @pytest.mark.parametrize("chunk_size", [0, 2.5, "8", None, True])
 def test_a_chunk_size_that_is_no_positive_integer_is_refused_before_the_run(make_suite, chunk_size: Any) -> None:
     """2.5 stopped a run it had begun with an "internal error … a bug in oloproof_nb", "8" and None with a bare
-    TypeError, and True ran as 1 (review R33)."""
+    TypeError, and True ran as 1."""
     folder = make_suite(_scripted_cases(2))
     with ThreadPoolExecutor(1) as pool, pytest.raises(op.OloproofError, match=r"chunk_size=.*integer of at least 1"):
         op.run(op.load_suite(folder), executor=pool, chunk_size=chunk_size, out=folder / "o", progress=False)
@@ -319,8 +319,8 @@ def test_a_chunk_size_that_is_no_positive_integer_is_refused_before_the_run(make
 
 
 def test_a_numpy_integer_chunk_size_runs_as_before(make_suite) -> None:
-    """Review R33 refused a chunk_size that is no ``int`` before the run, which also refused ``numpy.int64(2)``
-    (a size computed from an array), a chunk size that ran before (review F31). Four cases in chunks of two: the
+    """Refusing a chunk_size that is no ``int`` before the run also refused ``numpy.int64(2)``
+    (a size computed from an array), a chunk size that ran before. Four cases in chunks of two: the
     four records, as a serial run's."""
     import numpy as np
 
@@ -359,7 +359,7 @@ class _ClientLike:
 @pytest.mark.parametrize("executor", [_ClientLike(), 4])
 def test_an_executor_that_is_no_executor_is_refused_before_the_run(make_suite, executor: Any) -> None:
     """A Dask Client given as ``executor=`` (not ``client.get_executor()``), or 4, stopped a run it had begun with
-    an "internal error … a bug in oloproof_nb" (review R33)."""
+    an "internal error … a bug in oloproof_nb"."""
     folder = make_suite(_scripted_cases(2))
     hint = r"; for Dask, give client\.get_executor\(\)" if isinstance(executor, _ClientLike) else r"\)$"
     with pytest.raises(op.OloproofError, match=r"^executor=.*must be a concurrent\.futures\.Executor.*" + hint):
@@ -369,7 +369,7 @@ def test_an_executor_that_is_no_executor_is_refused_before_the_run(make_suite, e
 
 @pytest.mark.parametrize("executor", [4, "dask", ThreadPoolExecutor])
 def test_an_executor_without_get_executor_is_given_no_dask_hint(make_suite, executor: Any) -> None:
-    """Mutation round 37: the test above ends 4's message at ``)``, which the Dask hint (``client.get_executor()``)
+    """The test above ends 4's message at ``)``, which the Dask hint (``client.get_executor()``)
     ends with too: a hint given to every refused executor passed it. 4, a string, or the executor class itself
     (not an instance) have no ``get_executor``: the line names the type wanted and nothing of Dask."""
     folder = make_suite(_scripted_cases(2))
@@ -383,7 +383,7 @@ def test_an_executor_without_get_executor_is_given_no_dask_hint(make_suite, exec
 
 @pytest.mark.parametrize("workers", [2, 8])
 def test_workers_beside_an_executor_are_refused_before_the_run(make_suite, workers: int) -> None:
-    """workers=8 beside executor= was dropped without a word (the executor sizes itself; review R33's leftover):
+    """workers=8 beside executor= was dropped without a word (the executor sizes itself):
     the run would not be what was asked. workers=1, the default, is the executor's own size and runs."""
     folder = make_suite(_scripted_cases(2))
     with ThreadPoolExecutor(1) as pool:
@@ -395,7 +395,7 @@ def test_workers_beside_an_executor_are_refused_before_the_run(make_suite, worke
 
 def test_the_readme_says_which_workers_beside_an_executor_are_refused() -> None:
     """README §9 said "`workers=` beside it is refused", but workers=1 (the default, and a value written out) runs
-    beside an executor, as the test above shows: the sentence names the values refused (review F31)."""
+    beside an executor, as the test above shows: the sentence names the values refused."""
     readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
     said = readme.split("The executor decides how many batches run at once: ", 1)[1].split(".")[0]
     assert said == "`workers=` other than 1 (the default) beside it is refused rather than dropped"
@@ -542,7 +542,7 @@ def _digest_of(code: str) -> str:
 def test_a_run_judges_by_the_check_it_loaded_and_records_its_code(make_suite, tmp_path: Path) -> None:
     """checks.py edited after load_suite (a notebook re-running a cell later): the run used to import the
     edited file on its first case, so its verdicts came from code no digest described. Then it judged with the
-    check as loaded, which the user had just changed: now the run is refused (review F49), and a suite loaded
+    check as loaded, which the user had just changed: now the run is refused, and a suite loaded
     again runs the edited check and records its code."""
     root = _check_suite(make_suite, STRICT_CHECK)
     suite = op.load_suite(root)
@@ -618,7 +618,7 @@ def test_a_suite_copied_with_another_check_records_that_checks_code(make_suite, 
 
 
 def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pytest.MonkeyPatch) -> None:
-    """New-user review: in a notebook without ipywidgets, tqdm.auto warned "IProgress not found" into every
+    """In a notebook without ipywidgets, tqdm.auto warned "IProgress not found" into every
     executed notebook (and fell back to the text bar anyway)."""
     import sys
     import warnings
@@ -645,7 +645,7 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
 
     monkeypatch.delitem(sys.modules, "ipywidgets")
     monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
-    bar = notebook._bar_class()  # fresh-eyes review: op.run raised in such a notebook
+    bar = notebook._bar_class()  # op.run raised in such a notebook
     assert issubclass(bar, tqdm.std.tqdm) and not issubclass(bar, tqdm.notebook.tqdm)
     monkeypatch.setattr(notebook, "in_notebook", lambda: False)  # elsewhere: tqdm.auto's choice
     from tqdm.auto import tqdm as auto
@@ -653,7 +653,7 @@ def test_in_jupyter_without_ipywidgets_the_bar_is_the_text_bar(monkeypatch: pyte
     assert notebook._bar_class() is auto
 
 
-# -- round 7 of mutation testing: the runner's own rules, one at a time -----------------------------------
+# -- the runner's own rules, one at a time --------------------------------------------------------------
 
 
 class _Versioned(Noop):
@@ -719,7 +719,7 @@ def test_resume_refuses_the_system_built_with_other_settings(make_suite, tmp_pat
 
 def test_resume_of_a_run_that_records_no_settings_fingerprint_does_not_blame_other_settings(
         make_suite, tmp_path: Path) -> None:
-    """A run made before manifests recorded ``settings_fingerprint`` (review F28), resumed by the very system that
+    """A run made before manifests recorded ``settings_fingerprint``, resumed by the very system that
     made it, was refused as 'built with other settings than this run's (… differ)', and told to 'resume with the
     system built as before', which it was. Nothing tells the settings apart, so it is still refused, saying why."""
     import functools
@@ -752,7 +752,7 @@ class _Policy:
                          ids=["bare-then-partial", "partial-then-bare"])
 def test_resume_refuses_settings_recorded_on_one_side_only(make_suite, tmp_path: Path, first_strict: bool,
                                                            why: str) -> None:
-    """Mutation round 33: a run of the bare class records no settings (no attribute is named as a parameter, no
+    """A run of the bare class records no settings (no attribute is named as a parameter, no
     partial) and one of ``partial(_Policy, strict=False)`` records some; either resumed by the other is two
     systems in one run, refused with nothing written."""
     import functools
@@ -774,7 +774,7 @@ def test_resume_refuses_settings_recorded_on_one_side_only(make_suite, tmp_path:
 
 def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Path) -> None:
     """A class typed into a notebook cell has no code fingerprint: an edit of the cell (its version kept) was
-    resumed into the run begun by the cell before it, one gate over two agents (review G11). It is refused as an
+    resumed into the run begun by the cell before it, one gate over two agents. It is refused as an
     edited file's class is, and nothing is written; with a fingerprint() the run resumes."""
     root = make_suite(_answers(4))
 
@@ -810,7 +810,7 @@ def test_resume_refuses_a_system_class_no_file_defines(make_suite, tmp_path: Pat
 def test_a_worker_system_that_cannot_be_built_names_the_run_it_stopped(make_suite, tmp_path: Path) -> None:
     """op.run(..., workers=3) whose factory fails on its third instance stopped with "building the system raised
     RuntimeError: no more licences" and nothing else, though the run folder (its manifest) was already written:
-    op.run's Raises promise that the folder and the way to finish the run are named (review R33)."""
+    op.run's Raises promise that the folder and the way to finish the run are named."""
     root = make_suite(_scripted_cases(6))
     built: list[int] = []
 
@@ -831,7 +831,7 @@ def test_a_worker_system_that_cannot_be_built_names_the_run_it_stopped(make_suit
 
 @pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
 def test_a_stop_that_names_its_run_folder_gets_no_second_note(make_suite, tmp_path: Path) -> None:
-    """Mutation round 37: the note naming a stopped run's folder is added only where the error names none. An
+    """The note naming a stopped run's folder is added only where the error names none. An
     executor shut down before its first batch stops the run with one line that already says where the run is and
     how to finish it; with the note added regardless, the folder and the resume were said twice."""
     root = make_suite(_scripted_cases(2))
@@ -847,7 +847,7 @@ def test_a_stop_that_names_its_run_folder_gets_no_second_note(make_suite, tmp_pa
 
 @pytest.mark.skipif(not hasattr(BaseException, "add_note"), reason="exception notes are Python 3.11+")
 def test_a_ctrl_c_note_offers_no_resume_the_run_would_refuse(make_suite, tmp_path: Path) -> None:
-    """Fresh eyes on G11: a Ctrl-C (a notebook's interrupt) in the run of a class typed into a cell said "finish it
+    """A Ctrl-C (a notebook's interrupt) in the run of a class typed into a cell said "finish it
     with op.run(suite, out=..., resume=True)", and that resume is refused (no code fingerprint). The note says the
     run cannot be resumed and what to do instead; a class a file defines is still offered the resume."""
     root = make_suite(_answers(4))
@@ -938,7 +938,7 @@ def test_on_an_executor_a_case_after_a_failed_one_runs_on_a_fresh_instance(make_
 
 def test_a_ctrl_c_right_after_the_run_folder_is_locked_releases_it(make_suite, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review R13: between locking the run folder and the run's own ``try``, the runner set up its settings (and,
+    """Between locking the run folder and the run's own ``try``, the runner set up its settings (and,
     on a resume, read every record for the receipts): a Ctrl-C there kept the lock, and the resume in the same
     process was refused as "in use by another oloproof process" (its own pid)."""
     from oloproof_nb._run import runner
@@ -960,7 +960,7 @@ def test_a_ctrl_c_right_after_the_run_folder_is_locked_releases_it(make_suite, t
 
 def test_out_through_a_loop_of_links_is_the_one_line_about_creating_the_run_directory(
         make_suite: Any, tmp_path: Path) -> None:
-    """Review F18: the check whether ``out=`` is a folder of the suite's runs (for ``follows``) resolves the path,
+    """The check whether ``out=`` is a folder of the suite's runs (for ``follows``) resolves the path,
     and on Python before 3.13 a loop of symbolic links there raised RuntimeError ("the run stopped: RuntimeError:
     Symlink loop from …") before the run directory was made; it is the error creating the directory gives."""
     from oloproof_nb.errors import RunDirError
@@ -973,7 +973,7 @@ def test_out_through_a_loop_of_links_is_the_one_line_about_creating_the_run_dire
             op.run(suite, out=out, progress=False)
 
 
-# -- resuming a run that is (nearly) done (mutation round 19) ----------------------------------------------
+# -- resuming a run that is (nearly) done -------------------------------------------------------------------
 
 #: The inputs :class:`_Counted` ran, in order: a hand count of what a resume runs again.
 _COUNTED: list[Any] = []
@@ -990,8 +990,8 @@ class _Counted:
 
 
 def test_resuming_a_finished_run_that_lacks_a_record_runs_that_case_only(make_suite, tmp_path: Path) -> None:
-    """A finished run whose last case record is gone is not taken as done: the resume runs that one case (mutation
-    round 19: a count off by one left it out)."""
+    """A finished run whose last case record is gone is not taken as done: the resume runs that one case (a count
+    off by one would leave it out)."""
     root = make_suite(_answers(3))
     out = tmp_path / "run"
     op.run(root, system=_Counted, out=out, progress=False)
@@ -1004,7 +1004,7 @@ def test_resuming_a_finished_run_that_lacks_a_record_runs_that_case_only(make_su
 
 def test_resuming_a_finished_run_twice_in_one_process_leaves_the_folder_free(make_suite, tmp_path: Path) -> None:
     """A resume of a finished run has nothing to do and returns at once: it releases the folder, so a second one in
-    the same process (a notebook cell run again) is not refused as in use by its own pid (mutation round 19)."""
+    the same process (a notebook cell run again) is not refused as in use by its own pid."""
     from oloproof_nb._run.lock import RunLock
 
     root = make_suite(_answers(2))
@@ -1018,7 +1018,7 @@ def test_resuming_a_finished_run_twice_in_one_process_leaves_the_folder_free(mak
 def test_a_resume_refused_for_a_damaged_record_leaves_the_folder_free(make_suite, tmp_path: Path) -> None:
     """Reading the records of the run to resume fails on a damaged line (a finished run without replays.jsonl, where
     the store's own checks read no record): the folder is released, so asking again names the damage again, not
-    this process as the folder's holder (mutation round 19)."""
+    this process as the folder's holder."""
     root = make_suite(_answers(2))
     out = tmp_path / "run"
     op.run(root, out=out, progress=False)

@@ -149,7 +149,7 @@ OUTSIDE = outside_desk("v1")
 
 def test_a_replacement_of_the_same_class_runs_on_when_its_file_outside_the_suite_was_saved(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F50: a system module outside the suite folder (installed elsewhere), saved during a thread run: the
+    """A system module outside the suite folder (installed elsewhere), saved during a thread run: the
     replacement is an instance of the class the first one is, so it runs the code the run's fingerprint was taken
     of, and the run goes on (a hand count: 3 of 4 complete; c01 raised). Before, its files were digested again,
     and the run stopped ("has another code fingerprint than the run's"). A class imported again from the edited

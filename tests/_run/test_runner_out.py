@@ -1,4 +1,4 @@
-"""``out=`` naming the suite's ``runs/`` or ``baselines/`` folder itself is refused (review R41: empty at the first
+"""``out=`` naming the suite's ``runs/`` or ``baselines/`` folder itself is refused (empty at the first
 run, ``runs/`` became a run folder, so ``oloproof gate SUITE`` said "no run yet" and later runs nested in it)."""
 
 from __future__ import annotations

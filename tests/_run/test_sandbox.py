@@ -171,7 +171,7 @@ class Wrapped:
 
 
 def test_a_system_that_snapshots_but_cannot_be_reset_is_refused(make_suite: Any) -> None:
-    """Review finding: with ``snapshot`` and no ``reset`` the sandbox was never set to a case's initial_state,
+    """With ``snapshot`` and no ``reset`` the sandbox was never set to a case's initial_state,
     so the states 1, 2, 3 it drifted through matched initial states 1, 2, 3 and every state check passed.
     Each case that has an initial_state is an ``error`` naming the cause (the instance is what is asked: a class
     whose instances get ``reset`` in ``__init__`` or through ``__getattr__`` is fine, so nothing is refused at
@@ -185,7 +185,7 @@ def test_a_system_that_snapshots_but_cannot_be_reset_is_refused(make_suite: Any)
         assert list(run.cases["status"]) == ["error"] * 3
         assert all("has snapshot() but no reset()" in e for e in run.cases["error"])
         assert set(run.verdicts["verdict"]) == {"missing"}
-    # review finding on the first version of this check: reset given to the instance, not the class, was refused
+    # the first version of this check missed it: reset given to the instance, not the class, was refused
     for shape in ("Given", "Wrapped"):
         folder = make_suite(cases, evaluators=evaluators, system=f"sysmod:{shape}", system_code=NO_RESET + RESETS)
         run = op.run(op.load_suite(folder), progress=False)
@@ -214,7 +214,8 @@ class Logs:
 
 
 def test_a_case_without_initial_state_is_reset_to_an_empty_world(make_suite: Any, tmp_path: Path) -> None:
-    """README: a case without ``initial_state`` is reset to ``{}`` (first-hour review U had to read the runner)."""
+    """README: a case without ``initial_state`` is reset to ``{}`` (a first-hour user once had to read the runner
+    to learn it)."""
     cases = [{"id": "bare", "input": {}}, {"id": "given", "input": {}, "initial_state": {"books": {}}}]
     run = op.run(make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Logs",
                             system_code=RESET_LOG), out=tmp_path / "run", progress=False)
@@ -394,7 +395,7 @@ class Wrapped(Desk):
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")  # "coroutine ... was never awaited" fails the test
 def test_an_async_method_is_an_error_of_its_case_naming_it(make_suite: Any, tmp_path: Path) -> None:
-    """Review U10 (a system driven from Jupyter): the runner calls ``reset``, ``run`` and ``snapshot`` as plain
+    """A system driven from Jupyter: the runner calls ``reset``, ``run`` and ``snapshot`` as plain
     functions. An ``async def reset`` returned a coroutine nobody awaited, so the sandbox was never reset: every
     case completed, judged on the world the constructor and the case before left (``{"left": …, "paid": 3}`` for
     the third case), and the only sign was a RuntimeWarning pointing at oloproof's line. An ``async def run`` was an
@@ -443,7 +444,7 @@ class _AwaitingDesk:
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")  # "coroutine ... was never awaited" fails the test
 def test_any_awaitable_a_method_returns_is_refused_by_its_type_and_method() -> None:
-    """Mutation round 20: not only a coroutine: any awaitable (an object with ``__await__``, a future) returned by
+    """Not only a coroutine: any awaitable (an object with ``__await__``, a future) returned by
     a method is refused, named by its type, though it has no ``close``; an ``async def replay`` is refused naming
     ``replay()``, its coroutine closed so nothing warns that it was never awaited."""
     import gc
@@ -477,7 +478,7 @@ class _AwaitableDict(_Awaitable, dict):  # type: ignore[type-arg]
 
 
 def test_a_trajectory_or_a_dict_that_can_also_be_awaited_is_taken_as_it_is() -> None:
-    """Review F18: the refusal of an awaitable (an ``async def`` method) refused a Trajectory subclass, or a dict,
+    """The refusal of an awaitable (an ``async def`` method) refused a Trajectory subclass, or a dict,
     that also defines ``__await__`` (a dual-use result type), which the runner took before: it is what the
     contract asks for, so it is judged (a coroutine is still refused: the test above)."""
 

@@ -226,7 +226,7 @@ def test_a_states_file_written_with_spaces_reads_back(tmp_path: Path) -> None:
     assert exact(StateReader(tmp_path)(ref)) == exact(catalog(300))
 
 
-# -- mutation round 22 --------------------------------------------------------------------------------------
+# -- edges no other test pins ------------------------------------------------------------------------------
 
 
 def test_m22_a_line_whose_address_is_not_ascii_is_damage_named_by_its_line_not_a_decode_error(tmp_path: Path) -> None:
@@ -272,7 +272,7 @@ def test_m22_a_node_holding_two_values_is_damage_named_by_its_line(tmp_path: Pat
 
 
 def test_m23_a_line_of_the_stores_length_under_another_key_is_no_address(tmp_path: Path) -> None:
-    """Mutation round 23: the fast read needs the line to start ``{"ref":"``; a line with another key of the same
+    """The fast read needs the line to start ``{"ref":"``; a line with another key of the same
     length in its place (``{"rex":"`` + 64 characters + ``","node":``) has no ref, and is damage named by its
     line, not an address taken from where the ref would be."""
     write(tmp_path, catalog(3))

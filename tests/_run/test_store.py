@@ -409,7 +409,7 @@ def test_a_failed_write_stops_the_run_blames_nothing_on_the_system_and_resumes(
 
 def test_a_full_disk_while_the_run_is_created_says_to_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                                   ) -> None:
-    """Review finding: the disk filling while the first manifest.json was written said "then resume the run",
+    """The disk filling while the first manifest.json was written said "then resume the run",
     and --resume was then refused (the run was stopped while it was being created). It says to run again."""
     root = _desk_suite(tmp_path / "suite")
     out = tmp_path / "run"
@@ -439,7 +439,7 @@ def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, cl
                           capture_output=True, text=True, timeout=120, preexec_fn=small_files, check=False)
     assert proc.returncode == 2, proc.stderr
     line = one_error_line(proc.stderr)
-    # review R14: it said "Free space (or fix the disk)", which does not help: the limit is the process's
+    # it said "Free space (or fix the disk)", which does not help: the limit is the process's
     assert ": cannot write (File too large); the run stopped and nothing was blamed on the system. Raise the limit " \
            "on file size (ulimit -f), then resume the run" in line
     assert line.endswith(f"finish it with: oloproof run {root} --out {out} --resume")
@@ -468,7 +468,7 @@ def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journa
 
 
 def test_a_system_that_sets_the_umask_to_777_leaves_a_run_its_owner_can_read(tmp_path: Path) -> None:
-    """Review R57: the system runs in the run's process and the umask is the process's. One that set
+    """The system runs in the run's process and the umask is the process's. One that set
     ``os.umask(0o777)`` made every file the run created after it mode 0 (``cases.jsonl``, ``states.jsonl``,
     ``replays.jsonl``, ``manifest.json``). Bound by file modes, the run then stamped itself ``journal_changed``
     ("something wrote into the run folder", exit 2) and ``oloproof gate`` could not read its manifest (exit 2, for
@@ -665,7 +665,7 @@ def test_gate_on_a_run_still_running_says_so_not_resume(tmp_path: Path, clean_de
 def test_gate_on_a_run_that_finished_while_it_was_read_says_so_not_resume(tmp_path: Path, clean_desk: op.Run,
                                                                          monkeypatch: pytest.MonkeyPatch,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """Review G20: ``oloproof gate`` looped on a run as it finished said once "the run did not finish (40 of 40 cases
+    """``oloproof gate`` looped on a run as it finished said once "the run did not finish (40 of 40 cases
     recorded) …; finish it with: oloproof run … --resume": the run was read unfinished, then stamped finished and
     its lock let go before the holder was asked. It now says the run finished meanwhile (no resume to run)."""
     from oloproof_nb._run.runner import run_suite
@@ -705,7 +705,7 @@ def test_an_internal_error_is_saved_in_the_run_folder_never_through_a_link(tmp_p
 
 
 def test_a_suite_folder_named_in_bytes_that_are_not_utf8_runs(tmp_path: Path) -> None:
-    """Reliability review R11: a suite folder named in Latin-1 (``suite\\xff``, read as ``suite\\udcff``) could be
+    """A suite folder named in Latin-1 (``suite\\xff``, read as ``suite\\udcff``) could be
     neither loaded (the system's module name was built from the folder's UTF-8, which it has none of: "importing
     'refund_desk' raised UnicodeEncodeError") nor run (manifest.json, which records the folder, could not be
     written as UTF-8: "the run stopped: UnicodeEncodeError"). The manifest now keeps the name by its JSON escape:
@@ -726,7 +726,7 @@ def test_a_suite_folder_named_in_bytes_that_are_not_utf8_runs(tmp_path: Path) ->
     assert op.gate(again).verdict == op.gate(run).verdict
 
 
-# --- a run folder written into by someone else during the run (red team round 22) ---
+# --- a run folder written into by someone else during the run ---
 
 _JOURNAL_FORGER = '''
 import json
@@ -834,7 +834,7 @@ def test_the_cli_run_gate_and_resume_of_a_rewritten_journal_exit_2_with_one_line
 
 
 def test_finish_names_a_journal_replaced_by_a_link_to_a_file_outside_the_run_folder(tmp_path: Path) -> None:
-    """Review F17: a journal moved out of the run folder and replaced by a symbolic link to it holds the very
+    """A journal moved out of the run folder and replaced by a symbolic link to it holds the very
     bytes the run wrote (the run keeps appending through its descriptor, into the moved file), so the digests
     agreed and the run finished clean; the file outside can be rewritten once the run is done, and a copy of
     the folder made with ``cp -r`` still points to it."""
@@ -881,7 +881,7 @@ class Linker:
 
 
 def test_a_system_that_links_its_run_journal_elsewhere_stops_the_run(make_suite, tmp_path: Path) -> None:
-    """Review F17: the run wrote its records through the link into the system's own file, its digests agreed,
+    """The run wrote its records through the link into the system's own file, its digests agreed,
     and the run finished clean (gate BLOCK); the system's file, rewritten once the run was done, then gated the
     folder PASS, and a ``cp -r`` copy of it too."""
     cases = [{"id": f"c{i:02d}", "input": {"n": i}, "initial_state": {}, "expected": {"answer": "done"}}
@@ -912,7 +912,7 @@ def test_a_journal_edited_before_a_crash_is_taken_as_it_reads_by_the_resume(tmp_
 
 
 def test_a_stopped_run_takes_no_record_from_a_case_it_left_running(tmp_path: Path) -> None:
-    """Review F17: on Ctrl-C or an error a threaded run stops without waiting for the cases still running on its
+    """On Ctrl-C or an error a threaded run stops without waiting for the cases still running on its
     worker threads (``_run_threaded``); their replays were appended after the store was closed (the journal was
     opened again), into the run resumed meanwhile in the same process (a notebook), whose digests never saw them:
     the resumed honest run was refused as written into by something else, for good."""
@@ -935,7 +935,7 @@ def test_a_stopped_run_takes_no_record_from_a_case_it_left_running(tmp_path: Pat
 ])
 def test_a_write_refused_by_the_open_file_limits_names_them_not_free_space(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, why: str, fix: str) -> None:
-    """Mutation round 20: a write refused by the process's open-file limit (EMFILE, ``ulimit -n``) or the system's
+    """A write refused by the process's open-file limit (EMFILE, ``ulimit -n``) or the system's
     table of open files (ENFILE) said "Free space", which frees nothing that matters; other errors keep it."""
     root = _desk_suite(tmp_path / "suite")
     out = tmp_path / "run"
@@ -951,13 +951,13 @@ def test_a_write_refused_by_the_open_file_limits_names_them_not_free_space(
                               "reused)")
 
 
-# --- mutation round 19: the journal digests and the store's lifetime ---
+# --- the journal digests and the store's lifetime ---
 
 
 def test_states_jsonl_is_no_journal_finish_compares(tmp_path: Path) -> None:
     """``DIGESTED`` is ``cases.jsonl`` and ``replays.jsonl``: each state in ``states.jsonl`` is checked against its
     address when it is read, so a node stored there twice changes no record and no verdict, and the run is not
-    refused for it (mutation round 19: a run that compared ``states.jsonl`` too passed every test)."""
+    refused for it (a run that compared ``states.jsonl`` too would pass every other test)."""
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.append_replay({"case_id": "a", "environment_state": {"state": {"n": 1}}})
     states = tmp_path / "run" / STATES
@@ -971,8 +971,8 @@ def test_states_jsonl_is_no_journal_finish_compares(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["folder", "pipe"])
 def test_finish_names_a_journal_replaced_by_a_folder_or_a_pipe(tmp_path: Path, kind: str) -> None:
     """Something put a folder or a named pipe where ``cases.jsonl`` was: it is named as changed and the run is stamped
-    finished with it (the pipe is never waited on). Mutation round 19: finish raised the reader's error instead, and
-    the run was left unfinished, its manifest silent."""
+    finished with it (the pipe is never waited on), not left unfinished, its manifest silent, by
+    the reader's error raised from finish."""
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store._append("cases.jsonl", {"verdict": "fail"})
     journal = tmp_path / "run" / "cases.jsonl"
@@ -988,8 +988,8 @@ def test_finish_names_a_journal_replaced_by_a_folder_or_a_pipe(tmp_path: Path, k
 
 def test_finish_names_a_journal_it_cannot_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An I/O error while ``cases.jsonl`` is read back to compare it: the run cannot show the journal holds what it
-    wrote, so it is named as changed, as an unreadable file in its place is (mutation round 19: the error escaped
-    finish, and the run was left unfinished)."""
+    wrote, so it is named as changed, as an unreadable file in its place is (the error must not escape
+    finish and leave the run unfinished)."""
     import io
 
     from oloproof_nb._run import lines
@@ -1012,7 +1012,7 @@ def test_finish_names_a_journal_it_cannot_read_back(tmp_path: Path, monkeypatch:
 def test_resume_refuses_a_journal_that_is_a_link_and_cuts_nothing_through_it(tmp_path: Path, name: str) -> None:
     """A run folder copied with its links (``cp -r`` of a folder whose journal is a link): the resume refuses it
     before it cuts a torn last line or appends a record, either of which would change the file outside the folder
-    (mutation round 19: without the refusal every test passed, and the outside file lost its last line)."""
+    (without the refusal every other test passes, and the outside file loses its last line)."""
     RunStore.create(tmp_path / "run", MANIFEST).close()
     outside = tmp_path / "outside.jsonl"
     outside.write_bytes(b'{"torn')  # a torn last line, which a resume cuts
@@ -1024,7 +1024,7 @@ def test_resume_refuses_a_journal_that_is_a_link_and_cuts_nothing_through_it(tmp
 
 def test_a_finished_run_takes_no_record_from_a_case_still_running(tmp_path: Path) -> None:
     """``finish`` closes the store as ``close`` does: a replay a worker thread hands in afterwards is refused and the
-    journal stays as it was compared (mutation round 19: a finish that left the journals open appended it, after
+    journal stays as it was compared (a finish that left the journals open would append it, after
     the digests were compared)."""
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store.append_replay({"case_id": "a", "environment_state": None})
@@ -1037,8 +1037,8 @@ def test_a_finished_run_takes_no_record_from_a_case_still_running(tmp_path: Path
 
 def test_closing_a_store_twice_closes_no_descriptor_opened_since(tmp_path: Path) -> None:
     """The runner may close a store twice (a failure after the early close of a finished run's resume): the second
-    close touches no descriptor, though the journal's old number now belongs to another file (mutation round 19:
-    a close that kept the numbers closed that file)."""
+    close touches no descriptor, though the journal's old number now belongs to another file (a
+    close that kept the numbers would close that file)."""
     store = RunStore.create(tmp_path / "run", MANIFEST)
     store._append("cases.jsonl", {"index": 0})
     (number,) = store._fds.values()
@@ -1061,7 +1061,7 @@ def test_closing_a_store_twice_closes_no_descriptor_opened_since(tmp_path: Path)
 def test_run_suite_itself_refuses_a_run_whose_journal_changed(make_suite) -> None:
     """The runner raises once the run is finished, not only ``op.run``'s load of it: ``oloproof run``, whose child
     process calls ``run_suite``, reports the changed journal at once, before a ``--baseline`` run or the columnar
-    copy (mutation round 19: without the runner's own check only the load refused it, and every test passed)."""
+    copy (without the runner's own check only the load refuses it, and every other test passes)."""
     from oloproof_nb._run.runner import run_suite
 
     folder = _forged_suite(make_suite)
@@ -1070,7 +1070,7 @@ def test_run_suite_itself_refuses_a_run_whose_journal_changed(make_suite) -> Non
 
 
 def test_a_run_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
-    """Review L1: the CLI refuses ``umask 777`` up front, the library did not. ``op.run(suite, out=.../runs/r)``
+    """The CLI refuses ``umask 777`` up front, the library did not. ``op.run(suite, out=.../runs/r)``
     under it made ``runs`` of mode 0, could not make ``r`` in it, and stopped on "Permission denied", leaving
     ``runs`` of mode 0 in the suite (one run folder of mode 0 per call where ``runs`` existed), and then
     ``oloproof gate SUITE`` refused: "one run folder cannot be read". Now the folders it made are removed and the
@@ -1162,7 +1162,7 @@ def test_a_case_run_finished_on_another_worker_but_not_recorded_is_lost_not_in_f
 
 def test_a_later_end_of_a_process_that_ran_no_case_does_not_replace_the_end_that_cut_the_case_runs_short(
         tmp_path: Path) -> None:
-    """Review F21: the system ended the run's process (exit code 3) while case 'a' ran; the resume after it was
+    """The system ended the run's process (exit code 3) while case 'a' ran; the resume after it was
     killed from outside (SIGKILL) before it settled anything (while it built the system). The second end appended
     'killed by signal SIGKILL' after the first, the last one read won, and the next resume ran 'a' again (a
     PASS, exit 0) instead of recording it error. The case runs in flight were ended by the first end after them;
@@ -1196,7 +1196,7 @@ def test_an_end_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: 
 
 def test_a_ctrl_c_keeps_the_case_runs_in_flight_as_stopped_and_an_end_noted_after_it_replaces_the_stop(
         tmp_path: Path) -> None:
-    """Review F21: a Ctrl-C forgot started.jsonl, so when the stop had reached the run's process alone (not the
+    """A Ctrl-C forgot started.jsonl, so when the stop had reached the run's process alone (not the
     command: the system's own SIGINT) nothing was left to say which case run was cut short. A stop is kept; a
     resume treats it as clean unless ``oloproof run`` notes an end after it."""
     from oloproof_nb._run.in_flight import note_end, read_in_flight
@@ -1217,7 +1217,7 @@ def test_a_ctrl_c_keeps_the_case_runs_in_flight_as_stopped_and_an_end_noted_afte
     assert (tmp_path / "run" / STARTED).is_file()
 
 
-# -- mutation round 25: started.jsonl and the manifest's abrupt_ends ---------------------------------------------
+# -- started.jsonl and the manifest's abrupt_ends ----------------------------------------------------------------
 
 def test_a_signal_with_no_name_is_told_by_its_number_and_not_blamed_on_the_system() -> None:
     import signal
@@ -1353,7 +1353,7 @@ def test_a_damaged_line_of_started_jsonl_does_not_refuse_the_resume(tmp_path: Pa
     assert ended is not None and list(ended.started) == [("a", 1), ("b", 2)] and ended.by_system
 
 
-# -- mutation round 26: the first end after the case runs in flight, stops, note_stop --------------------------------
+# -- the first end after the case runs in flight, stops, note_stop ------------------------------------------------
 
 def test_of_two_ends_noted_after_the_case_runs_in_flight_the_first_is_theirs(tmp_path: Path) -> None:
     """The system's exit cut case 'a' short; a later end (a resume killed before it started a case run, noted by a
@@ -1461,7 +1461,7 @@ def test_a_stop_the_command_notes_for_a_process_it_killed_is_noted_once_and_only
     assert (tmp_path / "done" / STARTED).read_bytes() == recorded
 
 
-# -- mutation round 27: the note of a dead process is made under the folder's lock ------------------------------
+# -- the note of a dead process is made under the folder's lock ---------------------------------------------------
 
 @pytest.mark.parametrize("note", ["stop", "end"])
 def test_a_note_of_a_dead_process_reads_and_appends_under_the_folders_lock(tmp_path: Path, note: str,

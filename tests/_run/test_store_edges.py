@@ -1,4 +1,4 @@
-"""Edges the other tests did not pin (found by mutation testing) for the JSONL journal reader and the torn-tail cut
+"""Edges the other tests do not pin for the JSONL journal reader and the torn-tail cut
 of oloproof_nb._run.store."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def _orphans(directory: Path) -> bytes:
 
 def test_a_failed_rewrite_of_the_replays_leaves_the_journal_as_it_was_and_no_temporary_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Style review Y: a full disk while resume rewrote replays.jsonl left replays.jsonl.tmp behind (only a damaged
+    """A full disk while resume rewrote replays.jsonl left replays.jsonl.tmp behind (only a damaged
     line removed it)."""
     import errno
 
@@ -202,7 +202,7 @@ def test_a_failed_rewrite_of_the_replays_leaves_the_journal_as_it_was_and_no_tem
 
 def test_with_fsync_per_record_the_rewritten_replays_reach_the_disk(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Style review Y: fsync="record" promises every write to the journal reaches the disk; resume's rewrite of
+    """fsync="record" promises every write to the journal reaches the disk; resume's rewrite of
     replays.jsonl (a temporary file renamed over it) was never fsynced, nor was the rename."""
     import os
 
@@ -292,7 +292,7 @@ def test_a_manifest_that_is_no_regular_file_is_named_as_such_not_as_missing(tmp_
 
 
 def test_a_record_whose_replay_lost_its_state_is_dropped_with_its_replays(tmp_path: Path) -> None:
-    """Review R8: after a power loss a case's replays may name a state states.jsonl lost while its own record's
+    """After a power loss a case's replays may name a state states.jsonl lost while its own record's
     states survived (a replay's states are appended before its case's); the case runs again, so its record goes,
     and with it every replay of it. A case whose states all survived is kept byte for byte."""
     from oloproof_nb._run import store as store_module
@@ -316,7 +316,7 @@ def test_a_record_whose_replay_lost_its_state_is_dropped_with_its_replays(tmp_pa
 
 
 def test_a_link_where_the_manifest_is_written_is_replaced_not_written_through(tmp_path: Path) -> None:
-    """Review R8: a folder holding only a killed creation's leftovers is reused by a new run, and the manifest is
+    """A folder holding only a killed creation's leftovers is reused by a new run, and the manifest is
     written as manifest.json.tmp first: a link there had the manifest written into the file it points to."""
     from oloproof_nb._core.records import Manifest
     from oloproof_nb._run.store import RunStore
@@ -335,7 +335,7 @@ def test_a_link_where_the_manifest_is_written_is_replaced_not_written_through(tm
 
 
 def test_a_link_where_the_replays_are_rewritten_is_replaced_not_written_through(tmp_path: Path) -> None:
-    """Review R8: resume rewrites replays.jsonl through replays.jsonl.tmp; a link left there was written through."""
+    """Resume rewrites replays.jsonl through replays.jsonl.tmp; a link left there was written through."""
     from oloproof_nb._run import store as store_module
 
     victim = tmp_path / "mine.txt"
@@ -352,8 +352,8 @@ def test_a_link_where_the_replays_are_rewritten_is_replaced_not_written_through(
 def test_resume_forces_its_rewrite_of_the_replays_to_disk_only_with_fsync_per_record(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fsync: str, forced: bool) -> None:
     """``RunStore.resume(fsync=...)`` hands its own setting to the rewrite of replays.jsonl: forced to the disk with
-    ``fsync="record"`` (as every append is), not with ``"finish"`` (mutation round 19: the setting read the wrong way
-    round passed every test)."""
+    ``fsync="record"`` (as every append is), not with ``"finish"`` (the setting read the wrong way
+    round would pass every other test)."""
     import os
 
     from oloproof_nb._core.records import Manifest

@@ -1,4 +1,4 @@
-"""A run whose folder is deleted while it runs (review R41: a system that removed its own run folder was told to
+"""A run whose folder is deleted while it runs (a system that removed its own run folder was told to
 free space and resume — neither helps: nothing is full, and there is no run left to resume)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``SystemStream.writelines`` after the reader left (review F35: it reached the stream itself, whose
+"""``SystemStream.writelines`` after the reader left (it reached the stream itself, whose
 ``BrokenPipeError`` the system got, though ``write`` was shielded)."""
 
 from __future__ import annotations

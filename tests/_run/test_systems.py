@@ -1,5 +1,5 @@
 """The system under test as the run builds it (``_run/systems.py``): factory or shared instance, the check that
-what a factory built can run, its version (mutation round 10: edges no other test pinned)."""
+what a factory built can run, its version (edges no other test pins)."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_the_replay_key_covers_the_settings_the_instance_was_built_with() -> Non
     # ``self._careful`` for ``careful``, read before a table too large to read whole; the stamped id left out
     table = list(range(20_000))
     assert key(Tabled(table), Tabled) == key(Tabled(table), Tabled) != key(Tabled(table, careful=False), Tabled)
-    # past the read limits (10,000 values, 6 levels) a setting is keyed whole, not cut to one mark (review F25)
+    # past the read limits (10,000 values, 6 levels) a setting is keyed whole, not cut to one mark
     assert key(Tabled(table), Tabled) != key(Tabled([*table[:-1], -1]), Tabled)
     assert key(Tabled(table), Tabled) == key(Tabled(list(range(20_000))), Tabled)
     deep: dict[str, object] = {"refund": "strict"}
@@ -206,7 +206,7 @@ def _limit(at: float) -> Any:
 
 
 def test_a_setting_held_as_a_function_an_array_a_frame_a_path_or_in_slots_keys_the_replays() -> None:
-    """Review F25: the key pictured a value with no ``__dict__`` (and any callable) by its type alone, so
+    """The key pictured a value with no ``__dict__`` (and any callable) by its type alone, so
     ``Configured(careful=strict)`` and ``Configured(careful=lax)`` — or two different NumPy arrays, pandas frames,
     Decimals, paths, dates, bytes, policy objects with ``__call__``, policy classes — shared one key, and the
     careless desk took the careful one's cached fault replays; a system keeping its settings in ``__slots__``
@@ -255,7 +255,7 @@ def _nested(levels: int, value: Any) -> Any:
 
 
 def test_the_replay_key_reads_a_partials_keywords_six_levels_and_ten_thousand_values() -> None:
-    """Mutation round 31, by hand counts. A partial's keyword counts whatever the instance keeps (here the same
+    """By hand counts. A partial's keyword counts whatever the instance keeps (here the same
     instance for both), also for a system with no constructor settings of its own. A value inside six lists is
     read (the attribute's value is level 0; ``_SETTINGS_DEPTH`` levels below it are read). ``_SETTINGS_NODES``
     values are read: a list of 9,999 items is 10,000 values with itself, so its last item still counts. A dict's
@@ -283,7 +283,7 @@ def test_the_replay_key_reads_a_partials_keywords_six_levels_and_ten_thousand_va
 
 def test_the_replay_key_of_a_set_is_the_same_in_every_process() -> None:
     """A set's order changes with ``PYTHONHASHSEED`` from one process to the next: its members are sorted, so four
-    processes with four seeds give one key (mutation round 31: unsorted, a set setting made every replay live)."""
+    processes with four seeds give one key (unsorted, a set setting would make every replay live)."""
     script = ("from oloproof_nb._run.systems import replay_fingerprint\n"
               "class Desk:\n"
               "    def __init__(self, tools):\n"
@@ -297,7 +297,7 @@ def test_the_replay_key_of_a_set_is_the_same_in_every_process() -> None:
 
 
 def test_a_float_or_a_large_integer_setting_is_not_the_text_that_spells_it() -> None:
-    """Mutation round 31: a float was keyed by its ``repr`` and an integer from 2**53 by ``str``, as text, so
+    """A float was keyed by its ``repr`` and an integer from 2**53 by ``str``, as text, so
     ``Desk(threshold=0.5)`` and ``Desk(threshold="0.5")`` (a factory reading it from the environment) shared
     their replays, though ``0.7 > "0.5"`` raises where ``0.7 > 0.5`` does not."""
     code = "f" * 64

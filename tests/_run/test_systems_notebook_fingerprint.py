@@ -1,0 +1,89 @@
+"""The code fingerprint (``_run/systems.code_fingerprint``): a system no file can show an
+edit of is never fingerprinted, so it is never cached and never resumed.
+
+The expectation is the rule the docstring states (None when a class of the system's own, or the whole system, is
+defined in no file), checked on code exec'd as a notebook cell runs it; never a value read from the code.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+from oloproof_nb._run.systems import code_fingerprint, replay_fingerprint
+
+
+class Desk:
+    """A system's base class, defined in this file, built with a policy."""
+
+    def __init__(self, policy: Any = None) -> None:
+        self.policy = policy
+
+    def run(self, input: Any) -> None:
+        return None
+
+
+class OtherDesk(Desk):
+    """Another system of this file (a replacement instance of another class, in a run that keeps ``known``)."""
+
+
+#: Two policies on one line, picked by a setting (``POLICIES[os.environ["MODE"]]``): one name, one line.
+POLICIES: dict[str, Callable[[float], bool]] = {"strict": lambda amount: amount < 100, "lax": lambda amount: True}
+
+
+def _fingerprint(instance: Any, target: Any) -> str | None:
+    return code_fingerprint(instance, target, root=None, spec=None, timeout_s=None)
+
+
+def _fingerprint_known(instance: Any, target: Any, known: dict[Any, Any]) -> str | None:
+    return code_fingerprint(instance, target, root=None, spec=None, timeout_s=None, known=known)
+
+
+def test_a_notebook_class_over_a_base_in_a_file_is_never_fingerprinted() -> None:
+    """A subclass typed into a cell over ``Desk`` from this file: the file shows no edit of the cell (if
+    only a system whose classes are *all* in no file were refused, two versions of the cell would get one
+    fingerprint, the file's, and the careless cell would take the careful one's cached replays)."""
+    fingerprints = []
+    for body in ("return 'refund'", "return 'escalate'"):  # the cell, then the cell edited
+        cell: dict[str, Any] = {"__name__": "__m59_notebook_cell__", "Desk": Desk}
+        exec(f"class Careful(Desk):\n    def run(self, input):\n        {body}\n", cell)  # noqa: S102 - a cell
+        fingerprints.append(_fingerprint(cell["Careful"](), cell["Careful"]))
+    assert fingerprints == [None, None]
+
+
+def test_a_notebook_factory_of_a_system_no_file_defines_is_never_fingerprinted() -> None:
+    """A factory typed into a cell that builds a system of a built-in type (no class of the user's at all): no
+    file, no ``fingerprint()`` (fingerprinted by the factory's name alone, an edit of the cell would keep
+    its fingerprint and its cached replays)."""
+    fingerprints = []
+    for answer in ("'refund'", "'escalate'"):
+        cell: dict[str, Any] = {"__name__": "__m59_notebook_cell__", "types": types}
+        exec(f"def make():\n    return types.SimpleNamespace(run=lambda input: {answer}, version='v1')\n",  # noqa: S102
+             cell)
+        fingerprints.append(_fingerprint(cell["make"](), cell["make"]))
+    assert fingerprints == [None, None]
+
+
+def test_two_policies_written_on_one_line_key_the_replays_apart() -> None:
+    """``Desk(policy=POLICIES["strict"])`` and ``Desk(policy=POLICIES["lax"])`` hold two lambdas of one name, one
+    line, no defaults and no closure; they decide a payment of 500 otherwise (checked by calling them). Only their
+    code tells them apart (with the code left out of a function's picture, the lax desk would take the
+    strict one's cached fault replays)."""
+    strict, lax = POLICIES["strict"], POLICIES["lax"]
+    assert (strict(500), lax(500)) == (False, True)
+    assert strict.__code__.co_firstlineno == lax.__code__.co_firstlineno and strict.__name__ == lax.__name__
+    code = "f" * 64
+    assert replay_fingerprint(Desk(strict), Desk, code) != replay_fingerprint(Desk(lax), Desk, code)
+    assert replay_fingerprint(Desk(strict), Desk, code) == replay_fingerprint(Desk(POLICIES["strict"]), Desk, code)
+
+
+def test_the_digests_a_run_took_of_one_class_are_not_taken_for_another() -> None:
+    """``known`` keeps the file digests taken for the classes an earlier instance had; an instance of another
+    class gets its own (taking any ``known`` entry for any class gives a KeyError here), the fingerprint it
+    has without ``known``; the first class's entry is used again as it was."""
+    known: dict[Any, Any] = {}
+    first = _fingerprint_known(Desk(), Desk, known)
+    other = _fingerprint_known(OtherDesk(), OtherDesk, known)
+    assert other == _fingerprint(OtherDesk(), OtherDesk) != first
+    assert _fingerprint_known(Desk(), Desk, known) == first == _fingerprint(Desk(), Desk) and len(known) == 2
