@@ -130,7 +130,7 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         ('{"id": "c1", "input": {}}', "duplicate case id 'c1'"),
         ('{"id": "c2", "input": {}, "colour": "red"}', "unknown key 'colour'"),
         ('{"id": "", "input": {}}', "'id' must be a non-empty string, got ''"),
-        # review U25: a benchmark's task number, said how to write it
+        # a benchmark's task number, said how to write it
         ('{"id": 7, "input": {}}', "'id' must be a non-empty string, got the number 7: write it as text, \"7\" "
                                    "(str(task_id) where you convert the tasks)"),
         ('{"id": true, "input": {}}', "'id' must be a non-empty string, got True"),  # no number
@@ -336,7 +336,7 @@ def test_ids_that_read_differently_are_kept_whatever_their_script(tmp_path: Path
     assert id_look("رزرو\u200cها") != "رزروها" and id_look("\u200b") == ""
 
 
-# -- mutation round 10: boundaries the tests above left open ----------------------------------------------------
+# -- boundaries the tests above left open -----------------------------------------------------------------------
 
 
 def test_a_line_whose_every_bracket_is_on_its_deepest_path_is_refused_one_above_the_limit(tmp_path: Path) -> None:
@@ -430,7 +430,7 @@ def test_clusters_that_read_apart_or_ids_alone_are_kept(tmp_path: Path) -> None:
                                                      "x ", "x", "1", "1"]
 
 
-# -- expected.state keys that read as a key of initial_state but differ (red team round 23) ------------------
+# -- expected.state keys that read as a key of initial_state but differ --------------------------------------
 
 _NFC, _NFD = "jos\u00e9", "jose\u0301"
 
@@ -465,7 +465,7 @@ def test_an_expected_key_that_only_reads_as_the_initial_key_is_refused_by_line(t
     assert ev.judge(first.expected.state, first.initial_state).verdicts[0]["verdict"] == "fail"
 
 
-# -- mutation round 20: which lines are walked for a respelt key, and the walk at its edges -----------------------
+# -- which lines are walked for a respelt key, and the walk at its edges ------------------------------------------
 
 
 @pytest.mark.parametrize(("named", "raw"), [

@@ -206,7 +206,7 @@ def test_a_registered_validator_name_and_a_command_are_told_apart(tmp_path: Path
     assert (by_command.contract.validator, by_command.command) == ("command", ["p", " "])
 
 
-# --------------------------------------------------------------------------- round 5 of mutation testing
+# --------------------------------------------------------------------------- edges found by mutation testing
 
 
 @pytest.mark.parametrize("stamp", ["2026-07-25T14:00:00Z", "2026-07-25T14:00:00z", " 2026-07-25T16:00:00+02:00 "])
@@ -241,7 +241,7 @@ def test_a_minimal_contract_requires_a_fresh_artifact_found_beside_the_contract_
     assert spec.run_started_at == datetime(2026, 7, 25, 14, 0, tzinfo=timezone.utc)
 
 
-# -- mutation round 22 --------------------------------------------------------------------------------------
+# -- more edges found by mutation testing -------------------------------------------------------------------
 
 
 def test_m22_of_two_unknown_keys_in_a_command_validator_the_first_written_is_named(tmp_path: Path) -> None:

@@ -258,7 +258,7 @@ _UNREADABLE_CALLS = {  # the call, the error class, and what the message says to
 @pytest.mark.parametrize("where", ["the folder", "a folder above it"])
 @pytest.mark.parametrize("call", sorted(_UNREADABLE_CALLS))
 def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, call: str, where: str) -> None:
-    """Reliability review R11: a folder without read permission (mode 000), or one below it, made
+    """A folder without read permission (mode 000), or one below it, made
     ``Path.exists()``/``is_dir()`` raise, and ``op.load_suite``, ``op.load_run``, ``op.load_runs``,
     ``op.from_inspect`` and ``init_example`` ended in a raw PermissionError (``[Errno 13] Permission denied:
     'locked/oloproof.yaml'``). Now the project's error names the folder; the folder is left as it was."""
@@ -283,7 +283,7 @@ def test_a_folder_that_cannot_be_read_is_named_in_one_line(tmp_path: Path, call:
 @pytest.mark.parametrize("mode", [0o300, 0o600, 0o700], ids=["wx", "rw", "rwx"])
 def test_a_folder_that_can_be_searched_but_not_listed_or_the_other_way_is_a_problem(tmp_path: Path,
                                                                                       mode: int) -> None:
-    """Mutation round 16: ``folder_problem`` checks both permissions a folder is read by: listing its entries (read,
+    """``folder_problem`` checks both permissions a folder is read by: listing its entries (read,
     ``r``: mode 0o300 has search and write only) and opening them (search, ``x``: 0o600 has read and write only).
     Each alone is a problem named in words; a folder with both (0o700) is none."""
     import sys
@@ -299,7 +299,7 @@ def test_a_folder_that_can_be_searched_but_not_listed_or_the_other_way_is_a_prob
     assert done.stdout == wanted + "\n", done.stderr
 
 
-# -- numbers YAML 1.1 reads otherwise than they are written (red team round 23) ------------------------------
+# -- numbers YAML 1.1 reads otherwise than they are written --------------------------------------------------
 
 
 @pytest.mark.parametrize(("line", "shown"), [
@@ -326,7 +326,7 @@ def test_a_number_yaml_1_1_reads_otherwise_than_written_is_refused_by_line(tmp_p
         assert load_release(path).min_clusters == value
 
 
-# -- mutation round 20: the YAML 1.1 number rule at its edges ------------------------------------------------
+# -- the YAML 1.1 number rule at its edges -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("text", "read", "written"), [("+012", 10, 12), ("0_12", 10, 12), ("-0_10", -8, -10)])
@@ -377,7 +377,7 @@ def test_yaml_number_reads_back_as_the_same_number_in_yaml_1_1(value: float) -> 
 
 
 def test_a_socket_is_refused_by_name_before_it_is_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round M50: SPECIAL_KINDS has no socket, and a FIFO, a directory or /dev/zero is refused by the check
+    """SPECIAL_KINDS has no socket, and a FIFO, a directory or /dev/zero is refused by the check
     of the open descriptor too, so no test saw the stat before the open. A socket cannot be opened: without the
     first stat it was ``cannot read: No such device or address``, not what the README says (``a socket is
     refused before it is opened``)."""
@@ -396,7 +396,7 @@ def test_a_socket_is_refused_by_name_before_it_is_opened(tmp_path: Path, monkeyp
 
 
 def test_a_yaml_syntax_error_names_its_line(tmp_path: Path) -> None:
-    """Mutation round M50: no test read the line of a YAML syntax error (``mark.line`` is 0-based: line 3 was shown
+    """The line of a YAML syntax error (``mark.line`` is 0-based: line 3 was shown
     as line 2). The bad ``c: d: e`` is on line 3, counted by hand."""
     path = tmp_path / "release.yaml"
     path.write_text("confidence: 0.9\nmethod: cluster_t\nc: d: e\n", encoding="utf-8")

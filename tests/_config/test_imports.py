@@ -101,7 +101,7 @@ def test_the_files_of_the_classes_given_are_digested_too(tmp_path: Path) -> None
     expected = sorted(hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
                       for name in ("sysmod.py", "basemod_m10.py"))
     assert digests == expected
-    # without the classes too: sysmod.py imports Base from a module of the suite folder (review R35)
+    # without the classes too: sysmod.py imports Base from a module of the suite folder
     assert code_digests(tmp_path, "sysmod:Sub", sub) == expected
     assert code_digests(None, "sysmod:Sub", sub) == [hashlib.sha256((tmp_path / "sysmod.py").read_bytes()).hexdigest()]
 
@@ -151,7 +151,7 @@ def test_suite_imports_follows_the_suite_folders_own_modules_only(tmp_path: Path
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])  # a folder was refused before too
 def test_file_digest_refuses_what_is_no_regular_file_without_waiting(tmp_path: Path, kind: str) -> None:
-    """Review G21: the gate digests the suite's case file to see whether it changed since a run; a named pipe put
+    """The gate digests the suite's case file to see whether it changed since a run; a named pipe put
     there blocked ``file_digest`` (opened for reading, waiting for a writer) and ``/dev/zero`` never ended. Now
     both are an OSError at once, as a folder was (an IsADirectoryError); a regular file digests as hashlib says."""
     (tmp_path / "plain").write_bytes(b"x" * 3_000_000)

@@ -207,7 +207,7 @@ def test_a_crlf_label_file_is_one_judgement_per_line(tmp_path: Path) -> None:
 
 
 def test_lines_and_lone_surrogates_are_read_as_in_the_case_file(tmp_path: Path) -> None:
-    """Style review Y: a lone CR split two judgements into two lines here but not in the case file (one line,
+    """A lone CR split two judgements into two lines here but not in the case file (one line,
     `Extra data` there), and a "\\ud800" escape was reported as "not valid JSON ('utf-8' codec can't encode …)"
     where the case file says what it is."""
     path = tmp_path / "t.jsonl"
@@ -236,7 +236,7 @@ def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path
         load_labels(path, KNOWN)
 
 
-# -- a judgement bound to the copy it was given for (review G15) -----------------------------------------------
+# -- a judgement bound to the copy it was given for ------------------------------------------------------------
 
 
 def _copy_digests(root: Path) -> dict[str, str]:
@@ -297,7 +297,7 @@ def test_a_judgement_given_with_its_copys_digest_is_refused_once_the_copy_change
 
 
 def test_a_stale_digest_names_every_later_stale_line_and_the_way_to_new_digests(tmp_path: Path) -> None:
-    """Review U29: a template edited after labeling with digests makes every bound judgement stale, and the refusal
+    """A template edited after labeling with digests makes every bound judgement stale, and the refusal
     named one line, telling to take the digest "as run.cases shows it" from a run the refusal itself prevents: 20
     copies took 20 edits, each found by loading again. It now counts the later stale lines and says how to get the
     new digests (take the lines out, run, read the copy). Lines that judge the copy as it is now, and lines that

@@ -108,7 +108,7 @@ def test_reductions_written_by_hand_are_an_unknown_key_of_release_yaml(tmp_path:
     ({"regression": "0.02"}, "regression: Input should be a mapping (got '0.02'); allowed keys: margin, criteria"),
 ])
 def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(raw: dict[str, object], message: str) -> None:
-    """Round 3 (a new user's first hour): ``bootstrap: 5`` was refused in pydantic's words, "Input should be a
+    """A new user's first hour: ``bootstrap: 5`` was refused in pydantic's words, "Input should be a
     valid dictionary or instance of BootstrapConfig", a class the user never wrote and no word of what to write."""
     with pytest.raises(ConfigError) as caught:
         parse_release(raw)
@@ -130,7 +130,7 @@ def test_confidence_bounds_are_one_half_inclusive_and_one_exclusive(confidence: 
 @pytest.mark.parametrize(("confidence", "shown"), [(0.4999999, "0.4999999"), (0.05, "0.05"), (0, "0"),
                                                    (0.49999995, "0.49999995")])
 def test_a_confidence_refused_below_one_half_is_named_with_every_digit(confidence: float, shown: str) -> None:
-    """Review G27: ``confidence: 0.4999999`` was refused as "0.5 is below 0.5" (six significant digits), a message
+    """``confidence: 0.4999999`` was refused as "0.5 is below 0.5" (six significant digits), a message
     that contradicts itself and names no value the file holds; the value is shown as written."""
     with pytest.raises(ConfigError) as caught:
         parse_release({"confidence": confidence})
@@ -180,7 +180,7 @@ def test_a_method_under_the_other_key_names_the_key_it_belongs_to(raw: dict[str,
 
 
 def test_relaxed_settings_lists_only_what_is_weaker_in_the_order_of_the_settings() -> None:
-    """Red team G12: each setting that can turn a BLOCK into a PASS (or a regression into none), loosened, is
+    """Each setting that can turn a BLOCK into a PASS (or a regression into none), loosened, is
     named; one tightened is not. Expected lines written by hand."""
     from oloproof_nb._config.release import ReleaseConfig, relaxed_settings
 
@@ -209,7 +209,7 @@ def test_relaxed_settings_lists_only_what_is_weaker_in_the_order_of_the_settings
 
 
 def test_relaxed_settings_at_the_edges_of_each_rule() -> None:
-    """Mutation round 13, expected lines by hand: a reduction the run's settings leave at its default (the mean) and
+    """Expected lines by hand: a reduction the run's settings leave at its default (the mean) and
     the settings given make pass@2 is easier; a criterion left out is named once, as not gated, whatever its
     reduction was; pass^1 and pass@1 are the mean (no easier, no harder); regression.criteria given as None (every
     criterion) leaves none out; a criterion whose name holds a dot is a criterion still."""
@@ -231,11 +231,11 @@ def test_relaxed_settings_at_the_edges_of_each_rule() -> None:
 
 
 def test_a_reduction_the_settings_given_leave_out_is_weaker_in_a_comparison() -> None:
-    """Review F22: compare judges no threshold, so its heads leave ``criteria`` out, and a release file given to
+    """Compare judges no threshold, so its heads leave ``criteria`` out, and a release file given to
     ``oloproof compare --release`` with only ``regression:`` in it reduces a criterion the run's release.yaml gates
     with ``pass^3`` by the mean: the candidate whose pass^3 fell from 0.5 to 0 read NO_REGRESSION, exit 0, with no
     note. Named now, as the gate names that criterion ``not gated``; in a comparison a reduction made harder is named
-    too (review R40), in a gate it is not."""
+    too, in a gate it is not."""
     from oloproof_nb._config.release import ReleaseConfig, relaxed_settings
 
     own = ReleaseConfig.model_validate({"criteria": {"a": {"threshold": 0.4, "reduce": "pass^3"}, "b": 0.5},
@@ -249,7 +249,7 @@ def test_a_reduction_the_settings_given_leave_out_is_weaker_in_a_comparison() ->
     assert relaxed_settings(ReleaseConfig.model_validate({"criteria": {"b": 0.5}}), easier, compared) == [
         'reductions.b "mean" → "pass@2"']
     # pass@2 → mean is harder to pass, but a comparison judges a difference, and any other reduction measures
-    # something else (review R40: mean → pass^3 hid a candidate's lost epochs): named too; the same measure is not
+    # something else (mean → pass^3 hid a candidate's lost epochs): named too; the same measure is not
     assert relaxed_settings(easier, ReleaseConfig(), compared) == ['reductions.b "pass@2" → "mean"']
     assert relaxed_settings(ReleaseConfig(), easier.model_copy(update={"reductions": {"b": "pass^1"}}), compared) == []
 
@@ -271,7 +271,7 @@ def test_the_reduction_of_a_criterion_only_the_settings_given_gate_is_not_weaker
     ({"bootstrap": {"seed": True}}, "bootstrap.seed"),
 ])
 def test_a_yaml_boolean_is_no_number_of_release_yaml(raw: dict[str, object], key: str) -> None:
-    """Red team round 23: ``margin: no`` (YAML 1.1 reads no, off as false) was a margin of 0, ``seed: yes`` seed 1;
+    """``margin: no`` (YAML 1.1 reads no, off as false) was a margin of 0, ``seed: yes`` seed 1;
     each number of release.yaml now refuses a boolean by name."""
     with pytest.raises(ConfigError, match=rf"release.yaml: {key}: must be .*, not (true|false) \(YAML reads yes"):
         parse_release(raw)
@@ -294,7 +294,7 @@ def test_a_threshold_yaml_1_1_reads_as_text_says_why(tmp_path: Path, text: str) 
     ({"bootstrap": {"resamples": True}}, "bootstrap.resamples"),
 ])
 def test_a_yaml_boolean_is_no_confidence_cluster_count_or_resample_count(raw: dict[str, object], key: str) -> None:
-    """Mutation round 20: ``confidence: yes`` was read as 1 (then refused as "must be < 1"), ``min_clusters: no`` as
+    """``confidence: yes`` was read as 1 (then refused as "must be < 1"), ``min_clusters: no`` as
     0 clusters and ``resamples: on`` as 1 resample, each refused for its size instead of for being a flag."""
     with pytest.raises(ConfigError, match=rf"release.yaml: {key}: must be .*, not (true|false) \(YAML reads yes"):
         parse_release(raw)
@@ -303,7 +303,7 @@ def test_a_yaml_boolean_is_no_confidence_cluster_count_or_resample_count(raw: di
 @pytest.mark.parametrize(("text", "write"), [("9E-1", "0.9"), ("1e-5", "0.00001"), ("9999995e-7", "0.9999995")])
 def test_a_threshold_read_as_text_is_told_a_number_yaml_reads_as_the_same(tmp_path: Path, text: str,
                                                                           write: str) -> None:
-    """Mutation round 20: an upper-case ``E`` is text to YAML 1.1 too, and the number to write was printed with
+    """An upper-case ``E`` is text to YAML 1.1 too, and the number to write was printed with
     ``:g``: ``1e-5`` was told to write ``1e-05`` (text to YAML 1.1 again: no dot) and ``9999995e-7`` to write ``1``
     (a threshold of 100%). The reference: PyYAML reads ``text`` as a string and ``write`` as the number."""
     import yaml
@@ -357,7 +357,7 @@ def test_a_tiny_confidence_is_named_without_an_exponent(confidence: float, shown
 ])
 def test_a_quoted_number_of_release_yaml_is_refused_as_a_quoted_threshold_is(tmp_path: Path, yaml_text: str,
                                                                              key: str, what: str, text: str) -> None:
-    """Review R16: ``confidence: "0.95"`` (and every other number but a threshold) was taken as the number while a
+    """``confidence: "0.95"`` (and every other number but a threshold) was taken as the number while a
     quoted threshold was refused; every number of release.yaml is now strict: one line naming the file and the
     key, and what goes there."""
     path = tmp_path / "release.yaml"
@@ -401,7 +401,7 @@ def test_whole_numbers_stay_numbers_and_booleans_stay_refused(tmp_path: Path) ->
 
 @pytest.mark.parametrize("written", ["a: -0.0", "a: {threshold: -0.0, reduce: mean}", "a: -0"])
 def test_a_threshold_of_minus_zero_is_zero(tmp_path: Path, written: str) -> None:
-    """Review R16: ``threshold: -0.0`` was kept as -0.0, and every table showed ``-0.000``; it is 0.0 (the sign
+    """``threshold: -0.0`` was kept as -0.0, and every table showed ``-0.000``; it is 0.0 (the sign
     read with ``math.copysign``, as ``-0.0 == 0.0``)."""
     import math
 
@@ -414,7 +414,7 @@ def test_a_threshold_of_minus_zero_is_zero(tmp_path: Path, written: str) -> None
 
 
 def test_a_number_that_reaches_release_yaml_as_bytes_is_refused_as_text(tmp_path: Path) -> None:
-    """Mutation round 30: ``a_number`` refuses bytes as it refuses text. ``!!binary`` gives bytes (PyYAML, the
+    """``a_number`` refuses bytes as it refuses text. ``!!binary`` gives bytes (PyYAML, the
     reference: base64 of ``0.95``), which pydantic alone reads as the number 0.95."""
     import base64
 
@@ -433,8 +433,8 @@ def test_a_number_that_reaches_release_yaml_as_bytes_is_refused_as_text(tmp_path
 
 
 def test_a_margin_of_minus_zero_is_zero(tmp_path: Path) -> None:
-    """Mutation round 30: ``regression: {margin: -0.0}`` was kept as -0.0 (within ``ge=0``), and ``oloproof compare``
-    headed its table ``margin -0`` (``f"{-0.0:g}"``) as a threshold of -0.0 was shown ``-0.000`` (review R16): every
+    """``regression: {margin: -0.0}`` was kept as -0.0 (within ``ge=0``), and ``oloproof compare``
+    headed its table ``margin -0`` (``f"{-0.0:g}"``) as a threshold of -0.0 was shown ``-0.000``: every
     number of a file goes through ``a_number``, which makes -0.0 0. The sign is read with ``math.copysign``, as
     ``-0.0 == 0.0``."""
     import math
@@ -448,7 +448,7 @@ def test_a_margin_of_minus_zero_is_zero(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("word", ["yes", "true", "on", "no"])
 def test_a_yaml_boolean_is_no_threshold(tmp_path: Path, word: str) -> None:
-    """Mutation round M50: a criterion's threshold written ``yes`` (YAML 1.1 reads yes, on and true as true) was
+    """A criterion's threshold written ``yes`` (YAML 1.1 reads yes, on and true as true) was
     refused by no test; pydantic reads true as 1.0 where a float goes, a threshold no rate below 100% meets (and
     ``no`` one of 0, which every rate meets). The release file names the criterion and the value it got."""
     path = tmp_path / "release.yaml"

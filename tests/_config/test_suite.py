@@ -152,7 +152,7 @@ def test_a_mapping_where_text_or_a_mapping_is_allowed_names_its_own_problem(make
     (["sorry", "  "], "evaluators[0].honest_answers", "a blank honest answer"),
 ])
 def test_an_honest_answer_every_answer_gives_is_refused(make_suite, answers: list, key: str, message: str) -> None:
-    """Review finding: a stray "|" made the pattern match the empty text, so every text answer "admitted the
+    """A stray "|" made the pattern match the empty text, so every text answer "admitted the
     task failed" and a case that neither recovered nor escalated passed, unwarned. Such a pattern, and a blank
     literal (a blank answer as an admission), are config errors; a pattern that needs a character is not."""
     evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": answers}
@@ -163,7 +163,7 @@ def test_an_honest_answer_every_answer_gives_is_refused(make_suite, answers: lis
 
 
 def test_an_honest_answer_regex_that_backtracks_is_refused_before_the_run(make_suite) -> None:
-    r"""Review R21: ``^(\w+\s?)*(failed|declined)`` searched in an ordinary 92-character answer it does not match
+    r"""``^(\w+\s?)*(failed|declined)`` searched in an ordinary 92-character answer it does not match
     hung the run (the search holds the GIL; no timeout stops it). ``load_suite`` refuses it in one line that names
     the key, the pattern and the rewrites; the rewrite it suggests loads."""
     evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error",
@@ -180,7 +180,7 @@ def test_an_honest_answer_regex_that_backtracks_is_refused_before_the_run(make_s
 @pytest.mark.parametrize(("calls", "got"), [("each", " (got 'each')"), ("Every", " (got 'Every')"), (2, " (got 2)"),
                                            (["every"], "")])
 def test_a_fault_criterions_calls_is_first_or_every(make_suite, calls: object, got: str) -> None:
-    """``calls: every`` faults each call of the tool (review R19); anything else is refused in one line."""
+    """``calls: every`` faults each call of the tool; anything else is refused in one line."""
     evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error", "calls": calls}
     err = _error(make_suite(CASES, evaluators=[evaluator]))
     assert (err.key, err.message) == ("evaluators[0].calls", f"Input should be 'first' or 'every'{got}")
@@ -288,7 +288,7 @@ def test_release_unknown_criterion_lists_suite_criteria(make_suite) -> None:
 
 
 def test_release_unknown_regression_criterion_is_refused_at_load(make_suite) -> None:
-    """CLI review: ``regression: {criteria: [nope]}`` was accepted by run and gate and refused only when two runs
+    """``regression: {criteria: [nope]}`` was accepted by run and gate and refused only when two runs
     were compared; it is refused at load like an unknown name under ``criteria``."""
     folder = make_suite(CASES, release={"criteria": {"answer_matches": 0.9},
                                         "regression": {"criteria": ["answer_matches", "state_matchez"]}})
@@ -449,7 +449,7 @@ CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return Tru
 @pytest.mark.parametrize(("check", "message"), [
     ("nochecks:ok", "cannot import 'nochecks'"),
     ("checks:missing", "has no attribute 'missing'"),
-    ("checks:okk", "has no attribute 'okk'; did you mean 'ok'?"),  # first-hour review U: a typo named its fix
+    ("checks:okk", "has no attribute 'okk'; did you mean 'ok'?"),  # a typo named its fix
     ("checks:NOT_CALLABLE", "not a function"),
     ("checks:two", "cannot be called with (case, initial_state, final_state, trajectory): too many positional "
                    "arguments; its signature is two(case, final_state)"),
@@ -470,7 +470,7 @@ def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_
     ("checks:utilty", "has no attribute 'utilty'; did you mean 'utility'?"),
 ])
 def test_a_misspelt_check_is_only_offered_what_could_be_called(make_suite, check: str, message: str) -> None:
-    """Review W3: a benchmark's checks.py imports numpy as ``np`` and ``annotations``; a typo named either as
+    """A benchmark's checks.py imports numpy as ``np`` and ``annotations``; a typo named either as
     the fix, which load_suite then refused as no function. A system, check or validator is callable, so only
     callables are offered."""
     folder = make_suite(CASES, evaluators=[{"type": "python", "check": check}])
@@ -525,7 +525,7 @@ def test_state_path_transform_errors_name_the_key(make_suite, transform: dict[st
 ])
 def test_a_field_transform_of_a_value_that_is_not_text_is_refused(make_suite, capsys: pytest.CaptureFixture[str],
                                                                  value: object, kind: str) -> None:
-    """Review W7: tau2-bench keeps the user's instructions in an object (``user_scenario``); ``field:
+    """tau2-bench keeps the user's instructions in an object (``user_scenario``); ``field:
     user_scenario`` loaded, and every copy was given Python's text of it inside the template (``"Hi. {'reason_for_call':
     ..."``), so the agent raised on each (64 of 128 cases ``error``, the gate BLOCKed on the agent); a boolean
     became ``"again (was False)"``, which is true. Refused at load, as a state_path match that is not text is."""
@@ -555,7 +555,7 @@ def test_a_field_transform_of_a_value_that_is_not_text_is_refused(make_suite, ca
 def test_a_case_a_transform_cannot_rewrite_after_others_could_is_named_by_its_line(
         make_suite, capsys: pytest.CaptureFixture[str], transform: dict[str, str], bad: dict[str, Any],
         problem: str, earlier: str) -> None:
-    """Review L2 left two of a transform's three case errors naming oloproof.yaml's key alone: a field that is not
+    """Two of a transform's three case errors named oloproof.yaml's key alone: a field that is not
     text, a state_path matching nothing. Where the cases before it suited the transform, the case is the mistake:
     its cases.jsonl line is named, as a case lacking the field is (exit 2, one line, the file unchanged)."""
     state = {"files": {"bill": "pay 3"}}
@@ -617,7 +617,7 @@ def test_a_small_case_file_is_parsed_once_and_a_large_one_streamed(make_suite, m
 
 def test_a_case_file_of_exactly_keep_cases_bytes_is_kept_and_one_byte_less_streams_it(
         make_suite, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round M50: the bound is inclusive (README: "A case file over 4 MiB is streamed"); the tests before
+    """The bound is inclusive (README: "A case file over 4 MiB is streamed"); the tests before
     set it to 0 or left it at 4 MiB, so ``<`` for ``<=`` survived. Set here to the file's own size."""
     from oloproof_nb._config import suite as suite_module
 
@@ -630,7 +630,7 @@ def test_a_case_file_of_exactly_keep_cases_bytes_is_kept_and_one_byte_less_strea
 
 
 def test_a_case_file_the_system_changes_while_the_suite_loads_is_refused_at_load(make_suite) -> None:
-    """Mutation round M50: no test changed the case file between its validation and the end of ``load_suite``. A
+    """A case file changed between its validation and the end of ``load_suite``: a
     system whose module appends a case when it is imported (after the cases were validated) is refused by
     ``load_suite`` itself, naming the case file, not later by a run."""
     appends = ("\nimport pathlib\nwith open(pathlib.Path(__file__).with_name('cases.jsonl'), 'a') as f:\n"
@@ -746,7 +746,7 @@ def test_a_second_copy_of_a_suite_whose_check_is_a_package_is_refused(make_suite
 
 
 def test_what_a_check_runs_is_found_through_partials_classes_and_symlinks(make_suite, tmp_path: Path) -> None:
-    """Review findings on stale and foreign code: a functools.partial's digest left out the wrapped function's
+    """Stale and foreign code: a functools.partial's digest left out the wrapped function's
     file; a validator that is a class, edited in place, was never stale; a check package symlinked into the suite
     folder was refused as another folder's copy; a copy of a suite whose checks.py imports from its own helpers
     ran the first copy's helpers."""
@@ -804,7 +804,7 @@ def test_what_a_check_runs_is_found_through_partials_classes_and_symlinks(make_s
 
 
 def test_decorators_helpers_and_library_named_folders(make_suite, tmp_path: Path) -> None:
-    """Fourth review: a decorator's wrapper runs too (its file was left out of the digest and of the stale check
+    """A decorator's wrapper runs too (its file was left out of the digest and of the stale check
     once the check was followed to its innermost function); a check whose body calls another module's function
     ran a first copy's module unrefused; a data folder named like a library (yaml/) or a suite module shadowing
     one (json.py) was refused as another copy of the suite."""
@@ -904,7 +904,7 @@ def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str)
 
 
 def test_a_missing_label_file_says_an_empty_one_lets_the_suite_run_to_read_the_copies(make_suite) -> None:
-    """Review U29: the refusal told to write one judgement per copy, but a copy is read in a run (run.panel), and no
+    """The refusal told to write one judgement per copy, but a copy is read in a run (run.panel), and no
     run loads without the file: a new user had no way in. It now says an empty file runs the suite, every pair
     unlabeled, which holds."""
     root = make_suite(CASES, evaluators=[{"type": "answer_matches"}],
@@ -921,7 +921,7 @@ def test_a_missing_label_file_says_an_empty_one_lets_the_suite_run_to_read_the_c
 
 
 def test_a_typo_in_cases_names_the_suite_file_and_the_key(make_suite) -> None:
-    """First-hour review: ``cases: case.jsonl`` gave "case.jsonl: cannot read the case file: No such file or
+    """``cases: case.jsonl`` gave "case.jsonl: cannot read the case file: No such file or
     directory", naming neither oloproof.yaml nor the key to fix."""
     root = make_suite(CASES, evaluators=[{"type": "answer_matches"}])
     text = (root / "oloproof.yaml").read_text()
@@ -965,7 +965,7 @@ def test_a_source_id_that_reads_as_a_derived_one_is_refused(make_suite, source_i
 ])
 def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(make_suite, metamorphic: object, key: str,
                                                                    message: str) -> None:
-    """Round 3 (a new user's first hour): ``metamorphic: none`` and a transform written as its name were refused in
+    """A new user's first hour: ``metamorphic: none`` and a transform written as its name were refused in
     pydantic's words ("Input should be a valid dictionary or instance of Metamorphic", "... of Transform"),
     naming classes the user never wrote and not the keys to write."""
     folder = make_suite(CASES)
@@ -1006,7 +1006,7 @@ def test_a_label_for_a_source_the_case_file_does_not_hold_is_refused_at_its_line
 
 @pytest.mark.parametrize("alike", ["kept ", "kept\u200b", "ke\u00adpt", "kept\u202e"])
 def test_a_criterion_name_that_reads_as_another_is_refused(make_suite, alike: str) -> None:
-    """Review G8 left it open: ``kept`` beside ``kept `` (or ``kept`` + U+200B) made two rows of the gate that read
+    """``kept`` beside ``kept `` (or ``kept`` + U+200B) made two rows of the gate that read
     as one name, one of them free to pass. Refused at the second, naming the first; names that read apart stay."""
     evaluators = [{"type": "answer_matches", "criterion": "kept"}, {"type": "answer_matches", "criterion": alike}]
     err = _error(make_suite(CASES, evaluators=evaluators))
@@ -1023,7 +1023,7 @@ def test_a_criterion_name_that_reads_as_another_is_refused(make_suite, alike: st
                                       "minimum_validity": False}]}}, "metamorphic.transforms[0].minimum_validity"),
 ])
 def test_a_yaml_boolean_is_no_tolerance_and_no_minimum_validity(settings: dict[str, Any], key: str) -> None:
-    """Red team round 23: ``tolerance: yes`` (YAML 1.1 reads yes and on as true) was an absolute tolerance of 1.0,
+    """``tolerance: yes`` (YAML 1.1 reads yes and on as true) was an absolute tolerance of 1.0,
     so a refund off by 0.99 passed ``state_matches``; ``minimum_validity: no`` was a floor of 0."""
     with pytest.raises(op.ConfigError, match=rf"{re.escape(key)}: must be .*, not (true|false) \(YAML reads yes"):
         parse_suite_config({"name": "x", "system": "m:S", **settings})
@@ -1040,7 +1040,7 @@ def test_a_yaml_boolean_is_no_tolerance_and_no_minimum_validity(settings: dict[s
 ])
 def test_a_quoted_number_of_oloproof_yaml_is_refused(settings: dict[str, Any], key: str, what: str,
                                                      text: str) -> None:
-    """Review R16: a quoted number (``case_timeout_s: "30"``, ``tolerance: "0.5"``) was taken as the number, while
+    """A quoted number (``case_timeout_s: "30"``, ``tolerance: "0.5"``) was taken as the number, while
     ``epochs: "2"`` and a quoted threshold of release.yaml were refused: every number of oloproof.yaml is strict,
     refused in one line naming the file and the key, and what goes there."""
     with pytest.raises(op.ConfigError) as err:

@@ -49,7 +49,7 @@ def test_epochs_is_a_whole_number_not_a_flag_a_text_or_a_float(epochs: object) -
 
 
 def test_epochs_of_oloproof_yaml_stop_at_max_epochs() -> None:
-    """Mutation round M50: ``epochs: 10001`` in oloproof.yaml was untested (only ``--epochs`` and ``op.run(epochs=)``
+    """``epochs: 10001`` in oloproof.yaml was untested (only ``--epochs`` and ``op.run(epochs=)``
     were): without the bound a suite asked for 100,000 epochs the run could not finish. README: at most 10,000."""
     assert parse_suite_config({**BASE, "epochs": 10_000}).epochs == 10_000
     with pytest.raises(ConfigError) as info:
@@ -65,7 +65,7 @@ def test_epochs_of_oloproof_yaml_stop_at_max_epochs() -> None:
 ])
 def test_a_misspelt_key_of_the_metamorphic_section_is_refused_with_the_keys_allowed(metamorphic: dict[str, object],
                                                                                    key: str, allowed: str) -> None:
-    """Mutation round M50: ``extra="forbid"`` was pinned for the suite's top level and the evaluators, not for a
+    """``extra="forbid"`` was pinned for the suite's top level and the evaluators, not for a
     transform or the ``metamorphic`` mapping. Ignored, ``transform:`` (no s) ran no copy at all and ``state_pth``
     left the transform rewriting ``field`` alone, both without a word."""
     with pytest.raises(ConfigError) as info:

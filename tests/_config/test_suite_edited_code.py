@@ -1,6 +1,6 @@
-"""A suite loaded before its checks' code was edited is refused at ``op.run``, as its system is (review U20).
+"""A suite loaded before its checks' code was edited is refused at ``op.run``, as its system is.
 
-Review F49: ``op.run(suite)`` on a Suite loaded before ``checks.py`` or a helper module it imports was edited
+Before, ``op.run(suite)`` on a Suite loaded before ``checks.py`` or a helper module it imports was edited
 judged with the code imported at load, 4 of 4 passes where the edited check fails every case, without a word (the
 refusal came only at the next ``load_suite``). Module names are this file's own: Python keeps one module of a name
 per process, whichever suite folder imported it."""
@@ -62,7 +62,7 @@ def test_a_helper_edited_after_load_suite_stops_the_run_before_it_writes(make_su
         "restart the process (in a notebook: the kernel), load the suite again and run that one (Python keeps that "
         "import: a new load in this process would still hold the old code)")
     assert not (tmp_path / "run").exists()  # nothing written
-    # review F50: the message said "load the suite again and run that one", which was refused in turn (Python keeps
+    # before, the message said "load the suite again and run that one", which was refused in turn (Python keeps
     # the helper's import): a load in this process cannot take the edited helper, so the message says restart
     with pytest.raises(ConfigError, match=r"ec1_accept\.py changed since this process imported it.*restart the "
                                           r"process"):
@@ -96,7 +96,7 @@ def test_a_byte_identical_rewrite_runs(make_suite: Callable[..., Path], tmp_path
 
 
 def test_an_edited_check_of_a_package_says_to_restart(make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review F50: a check in a package of the suite folder (``ec4pkg.checks:answer_ok``) edited after the load: Python
+    """A check in a package of the suite folder (``ec4pkg.checks:answer_ok``) edited after the load: Python
     keeps a dotted module, so a new load in this process is refused too; the run's refusal says restart, not
     "load the suite again" (a hand count: 4 of 4 cases pass with the loaded check)."""
     root = make_suite([{"id": f"c{i}", "input": {"n": i}} for i in range(4)],

@@ -34,7 +34,7 @@ def test_state_unchanged_typo_warns_naming_evaluator_path_and_nearest(tmp_path: 
     {"type": "state_matches", "mode": "paths", "paths": ["orders.*.status"]},
 ])
 def test_a_glob_in_exact_paths_is_named_as_no_pattern(tmp_path: Path, ev: dict[str, Any]) -> None:
-    """Review W6: a ToolSandbox-style minefield written ``orders.*.status`` (no order's status may change) is a
+    """A ToolSandbox-style minefield written ``orders.*.status`` (no order's status may change) is a
     path with a key named '*', which no case holds, so the check passed every case; the warning said "did you mean
     orders.ord-999.status?", which reads as if one order were the fix. It now says the paths are exact and names
     the subtree to give instead."""
@@ -55,8 +55,8 @@ def test_a_wildcard_anywhere_in_a_key_of_exact_paths_is_named_as_no_pattern(tmp_
                                                                            instead: str) -> None:
     """``*`` inside a key is a wildcard in ``ignore`` (``orders.ord-*.status`` matches every order's status there),
     so a minefield written that way in ``state_unchanged`` names a key called 'ord-*', which no case holds: the check
-    passed every case and the warning said "did you mean orders.ord-999.status?" (one order as the fix), as review
-    W6 found for a whole-key ``*``; a ``**`` key, and a ``*`` as the last key, are named too."""
+    passed every case and the warning said "did you mean orders.ord-999.status?" (one order as the fix), as it did
+    for a whole-key ``*``; a ``**`` key, and a ``*`` as the last key, are named too."""
     from oloproof_nb._core.paths import parse_pattern, pattern_matches
 
     assert pattern_matches(parse_pattern("orders.ord-*.status"), ("orders", "ord-001", "status"))  # a pattern there
@@ -68,7 +68,7 @@ def test_a_wildcard_anywhere_in_a_key_of_exact_paths_is_named_as_no_pattern(tmp_
 
 
 def test_a_load_warning_names_the_users_line_when_the_package_loads_the_suite(tmp_path: Path) -> None:
-    """Review M4 finding 4: ``stacklevel=2`` named the package's frame that called ``load_suite``: for
+    """``stacklevel=2`` named the package's frame that called ``load_suite``: for
     ``op.run(folder)``, oloproof_nb/_display/notebook.py. The warning names the first frame outside the package."""
     folder = suite(tmp_path / "s", [{"type": "answer_matches"}, TYPO])
     with pytest.warns(op.VacuousCheckWarning, match="orders.ord-99") as caught:
@@ -100,7 +100,7 @@ def test_state_matches_paths_entry_warns_unless_in_expected_state(tmp_path: Path
 
 
 def test_a_paths_entry_expected_only_as_absent_is_still_vacuous(tmp_path: Path) -> None:
-    """Review finding: ``{"$absent": true}`` in expected.state at a path no initial_state holds says the path is
+    """``{"$absent": true}`` in expected.state at a path no initial_state holds says the path is
     absent, as it already is; the scan took the marker for the path, so a typo checked that way passed every
     case unwarned (while the same path in state_unchanged was warned)."""
     ev = {"type": "state_matches", "mode": "paths", "paths": ["orders.ord-09"]}
@@ -159,14 +159,14 @@ def test_fault_recovery_of_a_tool_never_called_is_vacuous_after_the_run(tmp_path
     assert bool(row["vacuous"]) and row["n"] == 0 and "did you mean lookup?" in row["reason"]
 
 
-#: A desk calling six tools, in this order (mutation round 13).
+#: A desk calling six tools, in this order.
 SIX_TOOLS = SYSTEM.replace('''        rec.tool("lookup", self.lookup, order_id=input["order_id"])''', "".join(
     f'''        rec.tool("{name}", self.lookup, order_id=input["order_id"])\n'''
     for name in ("zulu_refund", "echo", "delta", "charlie", "bravo", "alpha")))
 
 
 def test_a_fault_tool_never_called_is_matched_against_every_tool_called(tmp_path: Path) -> None:
-    """Mutation round 13: the nearest tool is looked for among all six called, not the five listed (zulu_refnd:
+    """The nearest tool is looked for among all six called, not the five listed (zulu_refnd:
     zulu_refund, the sixth in name order); with no near one, the first five in name order are listed (xyz, gated at
     threshold 0 too, keeps both findings); 'refund' is
     near 'issue_refund' as difflib's default cutoff reads it (by hand: 2·6 matching of 6 + 12 characters, 0.67)."""
@@ -192,7 +192,7 @@ def test_a_fault_tool_never_called_is_matched_against_every_tool_called(tmp_path
 
 
 def test_no_tool_called_and_no_case_run_ended_is_said_without_a_count(tmp_path: Path) -> None:
-    """Mutation round 13: a desk that calls no tool, every case run completed: the finding says no case called any
+    """A desk that calls no tool, every case run completed: the finding says no case called any
     tool, with no '(0 of 4 case runs ended …)' after it."""
     folder = suite(tmp_path / "s", [{"type": "fault_recovery", "tool": "lookup", "fault": "error"}])
     silent = SYSTEM.replace('        rec.tool("lookup", self.lookup, order_id=input["order_id"])\n', "")
@@ -288,10 +288,10 @@ def _whole_suite(tmp: Path, ignore: list[str], odd_note: bool = False, mode: str
 
 @pytest.mark.parametrize("mode", ["whole", "changes"])
 def test_whole_mode_ignore_patterns_that_hide_every_expected_change_are_named(tmp_path: Path, mode: str) -> None:
-    """Review R: in mode whole an ignore pattern hides the leaves expected.state names too. ``orders.*.status``,
+    """In mode whole an ignore pattern hides the leaves expected.state names too. ``orders.*.status``,
     meant for the other orders' statuses, hid the only change the cases expect: an agent that refunded nothing
-    passed every case, unwarned (the pattern matches neither every path nor every leaf below the top). Since W2
-    mode changes leaves them out as well (review F16: it passed the idle agent 4 of 4, unwarned)."""
+    passed every case, unwarned (the pattern matches neither every path nor every leaf below the top). Mode
+    changes leaves them out as well (so it too passed the idle agent 4 of 4, unwarned)."""
     root = _whole_suite(tmp_path / "hidden", ["orders.*.status"], mode=mode)
     with pytest.warns(op.VacuousCheckWarning, match=r"its ignore patterns 'orders\.\*\.status' cover every leaf "
                                                     r"where expected\.state differs from initial_state in each of "
@@ -480,7 +480,7 @@ def test_an_escalation_tool_every_recording_calls_after_the_fault_is_vacuous(tmp
     row = g.table.set_index("criterion").loc["recovers_from_error_at_issue_refund"]
     assert (row["passed"], row["n"], row["verdict"], bool(row["vacuous"])) == (6, 6, "PASS", True)
     assert len(g.findings) == 1 and "send_receipt" in g.findings[0]
-    # found from the recordings only, as a comparison's note reads it (mutation round 33: vacuous_findings)
+    # found from the recordings only, as a comparison's note reads it (vacuous_findings)
     from oloproof_nb._analysis.gate import vacuous_findings
 
     assert vacuous_findings(run) == {"recovers_from_error_at_issue_refund": [g.findings[0]]}
@@ -513,7 +513,7 @@ def _calls_suite(tmp: Path, after: list[list[str]], **options: str) -> Path:
 
 
 def test_a_routine_escalation_is_counted_once_per_case_run_from_the_first_faulted_call(tmp_path: Path) -> None:
-    """Mutation round 13. A desk that sends two receipts after its first refund in each of 6 case runs, then refunds
+    """A desk that sends two receipts after its first refund in each of 6 case runs, then refunds
     again: the replay faults the first call, after which every recording escalates: a finding, of 6 case runs. A
     desk whose o0 sends no receipt and o1 sends two: 5 case runs of 6 call it (not 6 calls), no finding."""
     routine = op.run(op.load_suite(_calls_suite(tmp_path / "a", [["send_receipt"] * 2 + ["issue_refund"]] * 6)),
@@ -548,7 +548,7 @@ def test_with_calls_every_a_routine_escalation_must_follow_every_faulted_call(tm
 
 
 def test_with_calls_every_a_failure_before_a_later_call_does_not_excuse_that_calls_routine_escalation() -> None:
-    """Mutation round 31, by hand on one recorded case run: refund (step 0), receipt (1), a lookup that failed (2),
+    """By hand on one recorded case run: refund (step 0), receipt (1), a lookup that failed (2),
     refund (3), receipt (4). calls: every replays from 0 and from 3. From 0, the receipt at 1 came before anything
     failed: routine. From 3 nothing failed, and the receipt at 4 follows: routine too, so the finding is made. The
     failure at 2 lies before the second call: it was taken for the second call's too (keyed on the case run
@@ -572,7 +572,7 @@ def test_with_calls_every_a_failure_before_a_later_call_does_not_excuse_that_cal
 
 
 def test_a_routine_escalation_the_faulted_replays_do_not_make_is_no_finding(tmp_path: Path) -> None:
-    """Mutation round 13: a desk that sends a receipt after each refund that went through, and none after a failed
+    """A desk that sends a receipt after each refund that went through, and none after a failed
     one. Every recording calls send_receipt after the refund, but no faulted replay does: each fails
     ('not_recovered_not_escalated', 0 of 6). The criterion is no vacuous check (it failed the desk), so no finding,
     though the reason's words hold 'escalated'."""
@@ -592,7 +592,7 @@ def test_a_routine_escalation_the_faulted_replays_do_not_make_is_no_finding(tmp_
 
 
 def test_the_faulted_call_itself_is_no_routine_escalation(tmp_path: Path) -> None:
-    """Mutation round 13: issue_refund listed among its own escalate_tools (allowed: the faulted call hands nothing
+    """issue_refund listed among its own escalate_tools (allowed: the faulted call hands nothing
     over, faults.escalated), a desk that calls it once in each recording and again when it fails: each replay
     passes by the retry, and no recording calls it after the first call, so nothing is routine: no finding."""
     act = ('        if not done.get("ok"):\n'
@@ -610,7 +610,7 @@ def test_the_faulted_call_itself_is_no_routine_escalation(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("escalates", [True, False])
 def test_an_escalation_that_answers_a_recorded_failure_is_not_routine(tmp_path: Path, escalates: bool) -> None:
-    """Review F5: the sandbox declines every refund (the recorded issue_refund fails), and the desk hands each
+    """The sandbox declines every refund (the recorded issue_refund fails), and the desk hands each
     declined one over: its escalate_to_human came after a failure, as the fault asks, not as a routine call. It was
     named vacuous ("where nothing failed") and marked so by the gate, though the same suite fails a desk that does
     not escalate, 0 of 6. Neither desk gets a finding now."""
@@ -634,7 +634,8 @@ def test_an_escalation_made_only_under_the_fault_is_no_finding_and_no_crash(tmp_
     """The plain good desk: its refunds succeed in the recording (no escalation call at all) and it hands the case
     over when the replay's refund fails. Every replay passes as escalated, no recorded run calls the escalation tool,
     so the routine-escalation check has no call to look at: the gate PASSes with no finding. (A first version of the
-    F5 check joined an empty frame and crashed here, an internal error on exactly the agent the criterion wants.)"""
+    routine-escalation check joined an empty frame and crashed here, an internal error on exactly the agent the
+    criterion wants.)"""
     desk = {"version": "good-desk-1", "refund": _REFUNDS, "act": _ESCALATES_ON_FAILURE % "refunded"}
     cases = _orders(6, {"answer": "refunded"})
     run = op.run(op.load_suite(_fault_suite(tmp_path / "s", desk, cases, ["escalate_to_human"])), out=tmp_path / "r",
@@ -650,7 +651,7 @@ def test_an_escalation_made_only_under_the_fault_is_no_finding_and_no_crash(tmp_
 
 @pytest.mark.parametrize("template", ["{value} ", "\n{value}", " {value}\t"])
 def test_a_template_that_adds_only_blank_space_is_vacuous(make_suite: Callable[..., Path], template: str) -> None:
-    """Review G15: '{value}' is refused (every copy is its source), but '{value} ' passed: each copy is its source's
+    """'{value}' is refused (every copy is its source), but '{value} ' passed: each copy is its source's
     request with a space added, the labeler rightly calls every pair valid, and same_state_under_t passed 4 of 4
     as a relation under transform t (named 'injected' in a suite, read as robustness to an injection no copy
     holds). Now a vacuous check named at load and marked by the gate, as a threshold of 0 is; a template that adds
@@ -711,7 +712,7 @@ def _ignoring_pair_suite(make_suite: Callable[..., Path], ignore: list[str],
 @pytest.mark.parametrize("ignore", [["**"], ["items", "side_effect"]])
 def test_a_same_state_relation_under_ignore_patterns_that_hide_every_change_is_vacuous(
         make_suite: Callable[..., Path], ignore: list[str]) -> None:
-    """Review R29: same_state compares a pair outside the ignore patterns every changes or whole check gives. When
+    """same_state compares a pair outside the ignore patterns every changes or whole check gives. When
     those patterns match every path ('**'), or hide every change below the top-level keys of every case's state,
     the state check was named at load and marked vacuous, but the relation, judged under the same patterns, was
     not: each copy set a top-level key its source did not (4 of 4 pairs differ), yet same_state_under_t passed
@@ -756,7 +757,7 @@ def test_a_same_state_relation_under_ignore_patterns_that_hide_every_change_is_v
 
 def test_a_same_state_relation_is_not_vacuous_while_no_case_s_state_holds_a_path(
         make_suite: Callable[..., Path]) -> None:
-    """Mutation round 36: the relation is named only when the ignore patterns hide every change below the top-level
+    """The relation is named only when the ignore patterns hide every change below the top-level
     keys of the cases' states *and* some state holds a key. With every ``initial_state`` empty and no
     ``expected.state``, there is no key to hide changes below: a copy that writes a new top-level key differs from
     its source. By hand: each copy ('!state') sets ``side_effect``, which ``items`` does not cover, so 4 of 4 pairs
@@ -801,7 +802,7 @@ WIPES = SYSTEM.replace('        return "done"', '        self.state["orders"] = 
 
 
 def test_a_subset_state_matches_whose_every_expected_state_is_empty_is_vacuous(tmp_path: Path) -> None:
-    """Review G18: ``"state": {}`` on every case, judged in the default mode (subset), compares no leaf: a desk that
+    """``"state": {}`` on every case, judged in the default mode (subset), compares no leaf: a desk that
     wipes every order passed 3 of 3 (PASS at 0.25: ci_low 0.292), where mode: changes fails it 0 of 3. Named at
     load, kept in the manifest and marked by the gate."""
     folder = _blank_state_suite(tmp_path / "s", None, [{}] * 3)  # the fourth case gives no expected.state
@@ -865,7 +866,7 @@ REFUNDED = {"state": {"orders": {"{o}": "refunded"}}}
 
 
 def test_honest_answers_that_admit_every_recorded_success_are_vacuous(tmp_path: Path) -> None:
-    """Review G18: honest_answers ``(?i)refund`` (meant for "could not refund") finds the desk's own success message,
+    """honest_answers ``(?i)refund`` (meant for "could not refund") finds the desk's own success message,
     "Refund issued for o3". After the faulted refund the desk claims success all the same, its order unrefunded; the
     cases judge the state alone, so no false success is seen and each replay passed as admitted_failure: 6 of 6,
     PASS at 0.5. With ``(?i)could not`` the same replays fail 0 of 6. Now the gate finds in the recordings that every
@@ -893,8 +894,8 @@ def test_honest_answers_that_admit_every_recorded_success_are_vacuous(tmp_path: 
 def test_honest_answers_a_replay_can_still_fail_are_not_named(tmp_path: Path, why: str) -> None:
     """Not named: the cases expect the success message as their answer (a replay that repeats it after the fault
     is a false success, judged, not admitted: 0 of 6); a recording where the sandbox declined o0's refund is one
-    whose answer may answer that failure, so the answers are not routine in every case run (as for escalations,
-    review F5); an honest literal no recording says (0 of 6). Nor when only o0 expects the success message (its
+    whose answer may answer that failure, so the answers are not routine in every case run (as for escalations);
+    an honest literal no recording says (0 of 6). Nor when only o0 expects the success message (its
     replay is judged: a false success, 5 of 6; told from the case lines, or from the suite's own answer check), or
     the honest answers admit only o0's answer (the other 5 replays are judged: 1 of 6)."""
     honest: list[Any] = [{"regex": "(?i)refund"}]
@@ -950,8 +951,8 @@ def _no_record(*args: Any, **kwargs: Any) -> Any:
 def test_routine_admissions_read_no_case_record_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       answer_check: bool, expected: dict[str, Any], epochs: int,
                                                       pooled: bool, named: bool) -> None:
-    """Review F13: telling whether a recorded answer is its case's expected.answer read each case run's record whole
-    (op.gate 7.1 s on a stored run of 100,000 cases, 0.13 s before review G18). A suite's own answer_matches rows
+    """Telling whether a recorded answer is its case's expected.answer read each case run's record whole
+    (op.gate 7.1 s on a stored run of 100,000 cases, 0.13 s without that reading). A suite's own answer_matches rows
     (comparisons, path answer) hold that comparison; without one, only the ``case`` object of each case's line is
     read, once per case. The findings are those of a hand count: the desk says "Refund issued for oN" after each
     refund; named where no case expects that answer (with answer_matches and expected "ok", each recording fails
@@ -1089,7 +1090,7 @@ def test_a_tolerance_beside_ignore_patterns_is_named_not_the_patterns(tmp_path: 
 
 
 def test_a_changes_mode_tolerance_is_named_beside_a_leaf_no_case_changes(tmp_path: Path) -> None:
-    """Mutation round M39: in ``changes`` mode an untouched leaf (the owner) is no change only against the case's
+    """In ``changes`` mode an untouched leaf (the owner) is no change only against the case's
     initial_state: the idle check compared against no initial state read it as an unexpected change, and the
     tolerance that covers
     both refunds (3 and 4 at 5) went unnamed. By hand: |96 - 100| = 4 <= 5 and |97 - 100| = 3 <= 5, the owner is

@@ -1,4 +1,4 @@
-"""Registered validators: the names and ``module:function`` specs oloproof.yaml may give (mutation round 10)."""
+"""Registered validators: the names and ``module:function`` specs oloproof.yaml may give."""
 
 from __future__ import annotations
 

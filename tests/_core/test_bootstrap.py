@@ -1,4 +1,4 @@
-"""The cluster bootstrap (``_core/bootstrap.py``): cases the tests of ``test_stats.py`` did not pin (mutation round 21).
+"""The cluster bootstrap (``_core/bootstrap.py``): cases the tests of ``test_stats.py`` did not pin.
 
 Expected values are hand counts and statsmodels' Clopper–Pearson, not the code's own output.
 """

@@ -55,7 +55,7 @@ def test_inject_state_refuses_no_match_and_non_text() -> None:
 @pytest.mark.parametrize(("value", "said"), [(None, "null"), (True, "true (a boolean)"), (2.5, "the number 2.5"),
                                              ({"a": "x"}, "an object"), (["x"], "a list")])
 def test_inject_state_names_a_value_that_is_not_text_in_jsons_words(value: object, said: str) -> None:
-    """New-user review: a nullable SQLite column read back as null was reported as "holds NoneType", with no fix."""
+    """A nullable SQLite column read back as null was reported as "holds NoneType", with no fix."""
     with pytest.raises(ValueError) as err:
         inject_state({"users": {"u1": {"notes": "vip"}, "u2": {"notes": value}}}, "users.*.notes", "{value}!")
     assert str(err.value) == (f"state_path 'users.*.notes' matches users.u2.notes, which holds {said}, not text; a "
@@ -108,7 +108,7 @@ def test_a_field_copy_is_unchanged() -> None:
 @pytest.mark.parametrize(("value", "kind"), [({"lang": "en"}, "an object"), (False, r"false \(a boolean\)"),
                                              (3, "the number 3"), (None, "null"), (["a"], "a list")])
 def test_a_field_copy_of_a_value_that_is_not_text_raises_the_documented_error(value: Any, kind: str) -> None:
-    """Mutation round 33: derive_case's Raises promises a ValueError naming the field (field_not_text), not the
+    """derive_case's Raises promises a ValueError naming the field (field_not_text), not the
     TypeError of str.replace on a non-text value, nor a KeyError for a field the input lacks."""
     source = case_from_mapping({"id": "c1", "input": {"m": "refund", "user": value}})
     with pytest.raises(ValueError, match=f"input field 'user' holds {kind}, not text"):
@@ -118,7 +118,7 @@ def test_a_field_copy_of_a_value_that_is_not_text_raises_the_documented_error(va
 
 
 def test_a_case_field_error_is_worded_by_the_one_formatter_and_quotes_a_bounded_value() -> None:
-    """Style review Y: the case reader formatted pydantic errors itself: no `(got …)`, no cut of a long value, and
+    """The case reader formatted pydantic errors itself: no `(got …)`, no cut of a long value, and
     a location style of its own; it now uses errors.validation_problem, as every other file format does."""
     with pytest.raises(ValueError) as info:
         case_from_mapping({"id": "a", "input": {}, "outcome": {"artifact_id": "x", "expected_sha256": 5}})
@@ -130,7 +130,7 @@ def test_a_case_field_error_is_worded_by_the_one_formatter_and_quotes_a_bounded_
 
 
 def test_a_case_outcome_given_a_command_validator_says_where_a_command_goes() -> None:
-    """Review U24: the contract file of `oloproof receipt` takes {"command": [...]}, and a case copied from it read
+    """The contract file of `oloproof receipt` takes {"command": [...]}, and a case copied from it read
     "'outcome.validator': Input should be a valid string": nothing said a case names a registered validator."""
     with pytest.raises(ValueError) as info:
         case_from_mapping({"id": "a", "input": {}, "outcome": {"artifact_id": "x",
@@ -209,7 +209,7 @@ def test_a_copys_content_digest_rewrites_every_value_placeholder() -> None:
 
 
 def test_each_copy_of_a_case_is_digested_from_its_own_rewrite_alone() -> None:
-    """Mutation round 35: two transforms rewriting a case (two fields, then one field twice over) give each copy
+    """Two transforms rewriting a case (two fields, then one field twice over) give each copy
     the content digest :func:`derive_case` and :func:`content_digest` give it, serialised whole; the second copy's
     hash does not go on from the first's."""
     line = {"id": "c1", "input": {"m": "hi", "n": "yo"}, "initial_state": {"k": [1, 2]}, "expected": {"answer": "ok"}}

@@ -1,4 +1,4 @@
-"""A state_path copy of a case whose expected list elements are not at their initial index (review F36).
+"""A state_path copy of a case whose expected list elements are not at their initial index.
 
 A check pairs a list's elements by a key (``by_key``) or in any order, so an expected element names the element it
 means by its content. The copy's expectation followed the rewrite by index only: a removal listed first, where the
@@ -68,7 +68,7 @@ class Desk:
 
 
 def test_an_idle_system_fails_the_copies_of_the_removals_it_fails(tmp_path: Path) -> None:
-    """F36's suite: three cases asking a file's removal (listed before the file kept), a by_key check on the name,
+    """The suite: three cases asking a file's removal (listed before the file kept), a by_key check on the name,
     a transform rewriting every name. Before: the idle system failed 3 of 3 sources and passed 3 of 3 copies."""
     cases = [{"id": f"c{n}", "input": {"message": f"delete report{n}.txt"}, "initial_state": _files(n),
               "expected": {"state": {"files": [{"name": f"report{n}.txt", "$absent": True}]}}} for n in range(3)]

@@ -300,7 +300,7 @@ def test_a_container_type_change_is_unexpected_unless_pinned_whole() -> None:
 
 
 def test_an_empty_container_that_became_the_other_kind_is_a_leaf_replaced_by_a_subtree() -> None:
-    """review R21: an empty dict or list is a leaf, so one the case filled as the other kind (``"meta": []``, as a
+    """An empty dict or list is a leaf, so one the case filled as the other kind (``"meta": []``, as a
     PHP sandbox writes an empty map, become ``{"k": "v"}``) is a leaf replaced by the subtree expected.state names,
     as ``null`` replaced by it is. It was one changed container: the state the case expects failed
     (``1 unexpected change: meta``). Two non-empty containers of two kinds are still one change (the test above)."""
@@ -347,7 +347,7 @@ def test_list_rules_and_changes_treat_equal_numbers_as_equal_and_a_leaf_may_beco
 
 
 def test_changes_never_excuse_a_deletion_or_a_duplicate() -> None:
-    """Found in review of the rules above (each a false pass in a first version of them):
+    """Found on a second reading of the rules above (each a false pass in a first version of them):
     - a leaf deleted where expected.state asks for a key beneath it to be gone is still a change nobody expected;
     - the agent pays the rent twice: the expected rent meets the payment the case added, with or without a
       tolerance, so the other expected payment finds no element the case added (the old rent and fee were
@@ -382,7 +382,7 @@ def test_the_first_meetings_never_cost_a_match() -> None:
 
 
 def test_an_expected_element_of_an_unordered_list_is_one_the_case_added() -> None:
-    """Review finding (changes mode, unordered list, a payment equal to last month's): the expected payment met
+    """Changes mode, unordered list, a payment equal to last month's: the expected payment met
     the old one, so the correct append was an unexpected change (a false FAIL) and a case that paid nothing
     passed (a false PASS). An expected element now meets an element the case added: the list cannot tell an
     added one from an equal one it started with, so naming the old elements too (the whole list) fails."""
@@ -406,7 +406,7 @@ def test_an_expected_element_of_an_unordered_list_is_one_the_case_added() -> Non
 
 
 def test_by_key_elements_without_the_key_match_among_themselves() -> None:
-    """Review finding: elements without the key field (entries older than the field) never matched, so a state
+    """Elements without the key field (entries older than the field) never matched, so a state
     equal to expected.state failed in whole mode, an identical expected list failed in subset mode and an
     untouched old entry was "removed and added" in changes mode. They now match each other as an unordered
     list; in changes mode an expected one must be one the case added."""
@@ -428,7 +428,7 @@ def test_by_key_elements_without_the_key_match_among_themselves() -> None:
     assert [r[0] for r in rows if not r[3]] == ["tx.<not added 0>"]
 
 
-# -- mutation-testing gaps (review-mut) --------------------------------------------------------------------
+# -- gaps found by mutation testing ------------------------------------------------------------------------
 
 
 def test_an_element_appended_to_or_removed_from_an_ordered_list_is_a_change() -> None:
@@ -496,7 +496,7 @@ def test_an_expected_element_nothing_is_left_for_is_unmatched_not_not_added() ->
                                          ("tx.<unmatched 1>", pay, ABSENT, False)]
 
 
-# -- mutation round 6: gaps a mutant showed -----------------------------------------------------------------
+# -- gaps a mutant showed -----------------------------------------------------------------------------------
 
 
 def test_a_list_rule_applies_to_the_list_at_its_pattern_not_to_lists_inside_its_elements() -> None:
@@ -556,7 +556,7 @@ def test_changes_mode_matches_a_list_element_whose_stamp_is_ignored(lists: dict[
     assert not all(ok for *_, ok in compare_changes(initial, expected, wrong, lists=lists, ignore=["t.*.at"])[1])
 
 
-# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+# -- more gaps a mutant showed ------------------------------------------------------------------------------
 
 
 def test_changes_mode_ignores_a_leaf_a_trailing_double_star_names() -> None:
@@ -615,7 +615,7 @@ def test_a_key_less_expected_element_of_a_by_key_list_is_never_not_added_for_a_k
     assert rows == [("t.<not added 0>", {"amt": 5}, ABSENT, False)]
 
 
-# -- mutation round 18: gaps a mutant showed ----------------------------------------------------------------
+# -- further gaps a mutant showed ---------------------------------------------------------------------------
 
 
 def test_changes_mode_matches_a_stamped_element_of_a_list_the_case_created() -> None:
@@ -642,7 +642,7 @@ def test_changes_mode_matches_by_the_index_an_ignore_pattern_names() -> None:
 
 
 def test_a_wildcard_that_names_some_list_indexes_makes_fitting_depend_on_the_position() -> None:
-    """review R21: a pattern key such as ``1*`` (indexes 1, 10-19, ...) ignores a leaf at some positions only, as
+    """A pattern key such as ``1*`` (indexes 1, 10-19, ...) ignores a leaf at some positions only, as
     ``1`` does, so whether an element fits depends on where it sits and the first meetings by equal text may take
     the one partner another element needed. Only an all-digit key was taken for that, so ``0*`` (index 0 alone)
     failed a state that ``0`` passed (``l.<unmatched 1>``)."""
@@ -664,7 +664,7 @@ def test_changes_mode_matches_a_key_less_by_key_element_whose_stamp_is_ignored()
         [], [("t.0.amount", 9.5, 9.5, True)])
 
 
-# -- mutation round 20: Unicode's canonical caseless match, checked by hand against the standard ------------------
+# -- Unicode's canonical caseless match, checked by hand against the standard -------------------------------------
 
 
 def test_answers_match_by_full_case_folding_around_space_and_in_any_canonical_order() -> None:
@@ -680,7 +680,7 @@ def test_answers_match_by_full_case_folding_around_space_and_in_any_canonical_or
 
 
 def test_a_list_rule_whose_pattern_names_some_indexes_by_a_wildcard_fits_by_position() -> None:
-    """Mutation round 32: a ``lists`` pattern key such as ``0*`` (index 0 alone here) makes an element's fit depend
+    """A ``lists`` pattern key such as ``0*`` (index 0 alone here) makes an element's fit depend
     on where it sits, as an ignore pattern's does. Only the list at index 0 of the world is unordered, so by hand
     the expected ``[2, 1]`` can meet only the world's element 0 and ``[1, 2]`` its element 1: the world passes.
     Taken for transitive, the first meeting by equal text paired ``[1, 2]`` with element 0 and failed it."""
@@ -695,7 +695,7 @@ def test_a_list_rule_whose_pattern_names_some_indexes_by_a_wildcard_fits_by_posi
 
 def test_list_diff_writes_a_key_with_a_dot_as_a_path_reads_it() -> None:
     """A key holding a dot is bracketed (``files["a.csv"]``, as ``format_path`` writes it), so the ignore and keep
-    patterns a control replay and a pair match its rows against read it as one key (mutation round M51: keys
+    patterns a control replay and a pair match its rows against read it as one key (keys
     joined with dots read as ``files.a.csv``, three keys)."""
     from oloproof_nb._core.compare import list_diff
 

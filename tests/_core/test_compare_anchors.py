@@ -164,7 +164,7 @@ def test_a_failing_check_on_a_long_list_asks_fits_once_per_element_not_per_pair(
 
 def test_a_text_subclass_is_a_candidate_whatever_its_value() -> None:
     """``Loose("ABC")`` equals ``"abc"`` by its own ``==``: indexed by its value it was no candidate for an
-    expected ``"abc"`` and the element went unmatched. Mutation round 17."""
+    expected ``"abc"`` and the element went unmatched."""
     rows = compare_state({"t": [{"k": "abc", "n": 1}]}, {"t": [{"k": Loose("ABC"), "n": 1}]}, "whole",
                          lists={"t": ListMatch("unordered")})
     assert rows == [("t.0.k", "abc", "ABC", True), ("t.0.n", 1, 1, True)]

@@ -356,7 +356,7 @@ def test_the_same_share_reason_needs_every_cluster_at_the_overall_rate():
     assert same.reason == "every cluster passes the same share of its rows; at most clopper_pearson on n_min=2.667"
 
 
-# ---------------------------------------------------------------- mutation round 21 (helper M21)
+# ---------------------------------------------------------------- edges found by mutation testing
 
 
 def test_m21_cr2_of_one_cluster_is_nan_without_a_numpy_warning():
@@ -576,7 +576,7 @@ def test_a_threshold_of_090_needs_more_clusters_the_more_rows_fail() -> None:
 ])
 def test_the_clustered_methods_fall_back_alike(k: list[int], m: list[int], why: str) -> None:
     """cluster_t, cluster_bootstrap and the reduced (fractional) interval fall back through one routine
-    (``cr2.fallback_reason``, ``cr2.cp_on_n_min_at``, review S7): the same reason but for the method's name, and
+    (``cr2.fallback_reason``, ``cr2.cp_on_n_min_at``): the same reason but for the method's name, and
     the bounds of statsmodels' Clopper–Pearson on n_min = (Σm)²/Σm² with p̂·n_min successes."""
     from statsmodels.stats.proportion import proportion_confint
 

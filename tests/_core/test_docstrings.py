@@ -2,8 +2,8 @@
 
 STYLE.md item 10 asks every public function for numpydoc Parameters; ``tests/test_architecture.py`` checks that the
 section is there for ``op``'s names. This checks what it says, for every function a ``_core`` module lists in
-``__all__`` whose docstring has the section: a parameter added to a signature (``compare_state``'s ``paths``, review
-S7) or renamed must be described where it is.
+``__all__`` whose docstring has the section: a parameter added to a signature (``compare_state``'s ``paths``) or
+renamed must be described where it is.
 """
 
 from __future__ import annotations

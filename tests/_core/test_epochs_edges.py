@@ -22,7 +22,7 @@ def test_negative_passes_are_refused(estimator) -> None:
 
 @pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
 def test_more_passes_than_epochs_are_refused(estimator) -> None:
-    # c = 6 of n = 5 is no count of passes: pass^1 of it would be 6/5 = 1.2, a rate above 1 (mutation round 15, E06)
+    # c = 6 of n = 5 is no count of passes: pass^1 of it would be 6/5 = 1.2, a rate above 1
     with pytest.raises(ValueError, match="0 ≤ c ≤ n"):
         estimator([5], [6], 1)
 
@@ -95,7 +95,7 @@ def test_sums_a_hair_above_their_sizes_read_as_every_value_one() -> None:
 
 @pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
 def test_a_case_of_no_epochs_is_refused_at_k_one(estimator) -> None:
-    # n = 0 runs of a case give no value at any k, k = 1 included: c/n would be 0/0 (mutation round 12, E05)
+    # n = 0 runs of a case give no value at any k, k = 1 included: c/n would be 0/0
     with pytest.raises(ValueError, match="case 0 has n=0"):
         estimator([0, 3], [0, 1], 1)
 
@@ -111,7 +111,7 @@ def test_two_clusters_are_enough_for_cluster_t() -> None:
 def test_raw_bounds_are_capped_at_the_all_pass_bound(values: list[float], end: str) -> None:
     """19 cases at 1 and one at 0.9, no denominator (the raw CR2 logit-t): its lower end (0.96) lies above the
     all-pass bound of n_min = 20 independent cases, (α/2)^(1/20) = 0.025^0.05 = 0.8316 by hand, and is capped
-    there, as the docstring says; the mirror image caps the upper end at 1 − 0.8316 (mutation round 12, E20/E21)."""
+    there, as the docstring says; the mirror image caps the upper end at 1 − 0.8316."""
     iv = fractional_interval(values, [1] * 20)
     top = 0.025 ** (1 / 20)
     assert iv.method == "cluster_t"
@@ -122,7 +122,7 @@ def test_raw_bounds_are_capped_at_the_all_pass_bound(values: list[float], end: s
 
 
 def test_a_fractional_bound_is_capped_at_what_its_cases_can_vouch_for() -> None:
-    """pass^3 of 6 epochs on 20 cases (review G27's cap, checked in review S5): 18 cases pass all 6 (value 1) and
+    """pass^3 of 6 epochs on 20 cases (the cap at what the cases can vouch for): 18 cases pass all 6 (value 1) and
     2 pass 5 (C(5,3)/C(6,3) = 10/20 = 0.5), p̂ = 0.95. 20 cases cannot rule out a share 1 − (α/2)^(1/20) of cases
     never drawn that never pass, so ci_low is at most (α/2)^(1/20)·0.95 = 0.7900 (scipy's beta.ppf(0.025, 20, 1),
     the Clopper–Pearson bound of 20 in 20, times p̂); the monotone CR2 logit-t bound alone gave 0.807."""
@@ -136,14 +136,14 @@ def test_a_fractional_bound_is_capped_at_what_its_cases_can_vouch_for() -> None:
 def test_below_confidence_075_the_interval_holds_clopper_pearson_on_n_min() -> None:
     """Confidence 0.5, values 0.4 and 0.6 alternating over 20 singleton clusters: the CR2 interval alone is
     narrow (0.484, 0.516); the documented floor widens it to hold Clopper–Pearson of 10 successes in n_min = 20,
-    beta quantiles computed here (mutation round 12, E23)."""
+    beta quantiles computed here."""
     iv = fractional_interval([0.4, 0.6] * 10, [1] * 20, confidence=0.5)
     assert iv.low <= stats.beta.ppf(0.25, 10, 11) + 1e-12
     assert iv.high >= stats.beta.ppf(0.75, 11, 10) - 1e-12
 
 
 # ---------------------------------------------------------------- stated properties, against outside references
-# (audit S4: each docstring property below had no test; the references are scipy, math.comb, fractions and the
+# (each docstring property below had no test before; the references are scipy, math.comb, fractions and the
 # matrix definitions of tests/_cr2_reference.py, never the package's own output)
 
 
@@ -338,7 +338,7 @@ def test_m21_the_mean_reduction_is_the_share_of_passing_epochs() -> None:
 
 
 def test_m67_sums_a_float_hair_below_a_whole_number_of_rows_are_not_rounded_down() -> None:
-    """Mutation M67: pass^2 of 3 epochs, one cluster of cases with 2, 3 and 3 passes: values C(c, 2)/C(3, 2) =
+    """pass^2 of 3 epochs, one cluster of cases with 2, 3 and 3 passes: values C(c, 2)/C(3, 2) =
     1/3, 1, 1, exactly 7/3 (hand count with fractions), so with D = 3 the cluster is 7 passing rows of 9. Summed in
     floats the values give 2.333…3 and 3 × that is 6.999999999999999: floored without a tolerance it read 6 passing
     rows, a lower bound of a data set with a row fewer than the cases hold."""
@@ -364,7 +364,7 @@ def test_m67_sums_a_float_hair_below_a_whole_number_of_rows_are_not_rounded_down
 
 
 def test_m67_reduce_counts_gives_pass_hat_k_for_pass_caret_and_pass_at_k_for_pass_at() -> None:
-    """Mutation M67: the two estimators swapped in ``reduce_counts`` went unseen. Hand counts, 5 epochs with 3
+    """Mutant: the two estimators swapped in ``reduce_counts`` went unseen. Hand counts, 5 epochs with 3
     passes: pass^2 = C(3, 2)/C(5, 2) = 3/10, pass@2 = 1 − C(2, 2)/C(5, 2) = 9/10."""
     from oloproof_nb._core.epochs import reduce_counts
 

@@ -21,7 +21,7 @@ HONEST = [re.compile(r"(?i)could not complete")]
     (True, ["pass"], [], False, True, "pass", "recovered"),
     (None, [], [], True, True, "pass", "escalated and admitted_failure"),
     # a case that expects neither answer nor state: nothing to recover by, so it passes only by escalating or
-    # admitting (kept strict, review F53: not `missing`, which would let an agent that never recovers go unscored)
+    # admitting (kept strict: not `missing`, which would let an agent that never recovers go unscored)
     (None, [], [], False, False, "fail", "not_recovered_not_escalated"),
     # one of two state checks fails: still a false success (with any→all it needed every check to fail)
     (True, ["pass", "fail"], [], True, False, "fail", "false_success"),
@@ -66,7 +66,7 @@ def test_fault_difference(steps: list[ToolCall], difference: str | None) -> None
     assert fault_difference(RECORDED, Trajectory(steps=steps, answer="x"), 1, FAULT) == difference
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- gaps found by mutation testing --------------------------------------------------------------------------
 
 
 ONE_MORE = Trajectory(steps=[*RECORDED.steps, ToolCall(tool="pay", args={"amount": 5}, result={"ok": True})],
@@ -117,7 +117,7 @@ def test_control_difference_says_what_a_diverging_model_call_gave() -> None:
 
 
 def test_control_difference_says_what_a_diverging_message_said() -> None:
-    # mutation round 16: a message that is no model call (a hand-written replay()'s Message, no name) is named by
+    # a message that is no model call (a hand-written replay()'s Message, no name) is named by
     # its role and content; a tool call that returned nothing, by null (JSON's word)
     recorded = Trajectory(steps=[*RECORDED.steps, Message(role="assistant", content="Paid.")], answer="paid")
     replayed = Trajectory(steps=[*RECORDED.steps, Message(role="user", content=None)], answer="paid")
@@ -152,7 +152,7 @@ def test_a_case_that_expects_no_answer_recovers_on_its_state_checks_alone() -> N
 
 def test_a_kept_path_must_reproduce_though_the_lists_align() -> None:
     """A ``keep`` path (one a ``state_unchanged`` check judges) must reproduce whatever ``ignore`` says, also when
-    the lists aligned by the ``lists`` rules hold the same elements (mutation round M51: the aligned comparison
+    the lists aligned by the ``lists`` rules hold the same elements (a mutant: the aligned comparison
     dropped ``keep``, and a replay whose kept stamp differed reproduced)."""
     from oloproof_nb._core.lists import ListMatch
 

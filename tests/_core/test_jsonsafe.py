@@ -264,7 +264,7 @@ def test_copy_json_copies_the_dicts_inside_a_list_too() -> None:
 
 
 def test_a_deep_value_made_on_access_is_not_called_a_back_reference() -> None:
-    """Review F19 (of W4): a mapping that wraps each value when it is read (a read-only view of nested dicts) made a
+    """A mapping that wraps each value when it is read (a read-only view of nested dicts) made a
     new object at each step of the walk looking for the back-reference; a step's object, freed, gave its id to the
     next, and 250 levels with no cycle at all were refused as "it refers to itself (it is the object at d)"."""
     class View(Mapping[str, Any]):
@@ -290,7 +290,7 @@ def test_a_deep_value_made_on_access_is_not_called_a_back_reference() -> None:
 
 
 def test_m23_a_back_reference_through_an_enum_member_is_named_too() -> None:
-    """Mutation round 23: an enum member is converted through its value, which takes no key, so the walk back
+    """An enum member is converted through its value, which takes no key, so the walk back
     down the path steps through it too: the member whose value holds the member itself is named at ``x.self``,
     pointing back to the object at ``x`` (hand count: the member is reached after 1 key and again after 2)."""
     class Box(enum.Enum):
@@ -305,7 +305,7 @@ def test_m23_a_back_reference_through_an_enum_member_is_named_too() -> None:
 
 
 def test_m23_a_back_reference_through_a_mapping_that_is_no_dict_is_named_too() -> None:
-    """Mutation round 23: the walk back down the path follows any Mapping, as the conversion does: a
+    """The walk back down the path follows any Mapping, as the conversion does: a
     ``UserDict`` holding itself is named at ``u.me``, pointing back to the object at ``u``."""
     from collections import UserDict
 

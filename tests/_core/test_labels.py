@@ -35,20 +35,20 @@ def test_labels_of_a_transform_not_declared_are_ignored_and_no_copies_check_noth
 
 def test_a_judgement_is_checked_against_an_empty_set_of_derived_ids() -> None:
     """known_ids given but empty (a transform with no derived case in the suite): every id is refused, as None
-    accepts every id (mutation round 12, L04)."""
+    accepts every id."""
     with pytest.raises(ValueError, match="case id 'a~t' is not a derived case of transform 't' of this suite"):
         parse_judgement({"case_id": "a~t", "valid": True}, known_ids=set(), transform="t")
 
 
 def test_a_null_labeler_reads_as_no_labeler() -> None:
-    # "labeler": null is allowed (as "note": null) and stored as "", never None (mutation round 12, L05)
+    # "labeler": null is allowed (as "note": null) and stored as "", never None
     assert parse_judgement({"case_id": "a~t", "valid": False, "labeler": None}) == {
         "case_id": "a~t", "valid": False, "labeler": "", "note": ""}
 
 
 def test_validity_row_defaults_to_a_95_percent_wilson_interval() -> None:
     """1 of 2 labeled pairs valid: the interval is statsmodels' 95% Wilson interval of 1 in 2 when no confidence is
-    given (mutation round 12, L17)."""
+    given."""
     from statsmodels.stats.proportion import proportion_confint
 
     row = validity_row([{"case_id": "a~t", "valid": True}, {"case_id": "b~t", "valid": False}], 2, 0.5)
@@ -58,7 +58,7 @@ def test_validity_row_defaults_to_a_95_percent_wilson_interval() -> None:
 
 def test_invalid_copies_of_every_checked_transform_are_left_out() -> None:
     """Two checked transforms (each 1 of 2 valid, at the minimum 0.5): the invalid copy of each is left out, not only
-    the last transform's (mutation round 12, L18)."""
+    the last transform's."""
     labels = {"t": [{"case_id": "a~t", "valid": False}, {"case_id": "b~t", "valid": True}],
               "u": [{"case_id": "a~u", "valid": True}, {"case_id": "b~u", "valid": False}]}
     assert invalid_copies(_pairs(labels), {"t": 0.5, "u": 0.5}, 2) == {"a~t", "b~u"}
@@ -67,7 +67,7 @@ def test_invalid_copies_of_every_checked_transform_are_left_out() -> None:
 @pytest.mark.parametrize("votes", [(), (True,), (False,), (True, False), (False, True), (True, True, False),
                                    (True, False, False), (True, True, False, False), (True, True, True, False, False)])
 def test_one_pair_and_many_pairs_take_one_majority(votes: tuple[bool, ...]) -> None:
-    """``pair_label`` (one pair) and ``pair_labels`` (by id) apply one rule (review S7): valid with more valid
+    """``pair_label`` (one pair) and ``pair_labels`` (by id) apply one rule: valid with more valid
     than invalid judgements, invalid with at least as many invalid (a tie), nothing without judgements."""
     from oloproof_nb._core.labels import pair_label, pair_labels
 

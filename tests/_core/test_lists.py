@@ -1,5 +1,5 @@
 """List matching (``_core/lists.py``) on its own; most of its tests go through the comparison that reads it
-(``test_compare.py``, ``test_compare_anchors.py``, ``test_compare_m45.py``)."""
+(``test_compare.py``, ``test_compare_anchors.py``, ``test_compare_matching_edges.py``)."""
 
 from __future__ import annotations
 

@@ -218,7 +218,7 @@ def _paired_sums_and_a_step(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np
 @settings(max_examples=400, deadline=None)
 @given(_paired_sums_and_a_step())
 def test_monotone_and_symmetric_for_any_counts(case):
-    """Review S6 (the two directions' correlation bound): a candidate fail turned into a pass, or a base pass into
+    """The two directions' correlation bound: a candidate fail turned into a pass, or a base pass into
     a fail, never lowers ``low`` or ``high``; swapping the runs negates the interval. Many rows change both ways
     here, where the correlation term is large (the searches above mostly change a few rows)."""
     m, b, k, c, candidate_side, confidence = case
@@ -292,8 +292,8 @@ def test_ruling_out_a_two_point_drop_takes_about_180_source_cases() -> None:
 
 def test_one_lost_and_one_gained_row_widen_the_interval_only_a_little() -> None:
     """README §6a: 24 clusters of two rows, one row lost in one cluster and one gained in another: ±0.145 against
-    ±0.1425 with no change (±0.141 before the two directions' correlation was counted, review S6; ±0.130 before
-    each direction's bound was capped at what its clusters can vouch for, review G27); on the example's 47 rows
+    ±0.1425 with no change (±0.141 before the two directions' correlation was counted; ±0.130 before each
+    direction's bound was capped at what its clusters can vouch for); on the example's 47 rows
     (23 clusters of two, one of one) ±0.1462 against ±0.1438."""
     rows = np.full(24, 2)
     base, cand = rows.copy(), rows.copy()
@@ -309,8 +309,8 @@ def test_one_lost_and_one_gained_row_widen_the_interval_only_a_little() -> None:
 
 
 def test_a_candidate_that_lost_a_few_tries_is_not_held_closer_than_its_cases_can_vouch_for() -> None:
-    """20 cases × 10 epochs, the candidate lost one try in each of 3 cases and gained none (d̂ = −0.015; review
-    G27's cap, checked in review S5). 20 cases cannot rule out a share 1 − (α/2)^(1/20) of cases never drawn on
+    """20 cases × 10 epochs, the candidate lost one try in each of 3 cases and gained none (d̂ = −0.015; the cap at
+    what the cases can vouch for). 20 cases cannot rule out a share 1 − (α/2)^(1/20) of cases never drawn on
     which the candidate lost every try, so the net-loss rate's upper end is at least 1 − (α/2)^(1/20)·(1 − 3/200)
     and, with no gain, low = −(1 − 0.025^(1/20)·0.985) = −0.1809 by hand; before the cap it was −u₀ = −0.1684, the
     bound of no change at all."""
@@ -340,7 +340,7 @@ def twenty_independent_cases() -> dict[tuple[int, int], tuple[float, float]]:
 
 
 @pytest.mark.parametrize(("p10", "margin", "before"), [
-    (0.5, 0.0, (0.0577, 0.0577)),    # two 50% agents disagreeing on every case (R17's example)
+    (0.5, 0.0, (0.0577, 0.0577)),    # two 50% agents disagreeing on every case
     (0.35, 0.0, (0.0404, 0.0404)),   # 35% of cases change each way
     (0.51, 0.02, (0.0480, 0.0688)),
     (0.525, 0.05, (0.0894, 0.0346)),
@@ -348,7 +348,7 @@ def twenty_independent_cases() -> dict[tuple[int, int], tuple[float, float]]:
 ])
 def test_a_true_drop_equal_to_the_margin_gets_a_wrong_verdict_at_most_2_5_percent_of_the_time(
         twenty_independent_cases, p10, margin, before):
-    """Review R17 Finding 3 / S6: 20 independent cases, (pass→fail, fail→pass, unchanged) ~ Multinomial(20; p10,
+    """20 independent cases, (pass→fail, fail→pass, unchanged) ~ Multinomial(20; p10,
     p10 − margin, ·), true difference −margin. Summing scipy's multinomial probabilities of the outcomes whose
     interval gives NO_REGRESSION (low ≥ −margin) gives the exact chance of that wrong verdict, and of those whose
     interval gives REGRESSION (high < −margin) the chance of a wrong REGRESSION just inside the margin; each is
@@ -364,7 +364,7 @@ def test_a_true_drop_equal_to_the_margin_gets_a_wrong_verdict_at_most_2_5_percen
     assert wrong_pass <= before[0] and wrong_block <= before[1]
 
 
-# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+# -- gaps a mutant showed -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("base", "candidate", "rows", "message"), [
@@ -380,8 +380,8 @@ def test_counts_no_run_could_give_are_refused(base: list[float], candidate: list
 
 def test_the_documented_coverage_figures_are_the_tables() -> None:
     """``paired_difference_from_sums``'s Coverage paragraph quotes benchmarks/paired.md (made by
-    tests/reference/paired_simulation.py): each figure is the largest one-sided miss of its cells (audit S4: stated
-    coverage, pinned by no test), so a table made again must change the prose with it."""
+    tests/reference/paired_simulation.py): each figure is the largest one-sided miss of its cells (stated coverage,
+    pinned by no test before), so a table made again must change the prose with it."""
     from collections.abc import Callable
 
     text = (_PATH.parents[2] / "benchmarks" / "paired.md").read_text(encoding="utf-8")
@@ -418,7 +418,7 @@ def test_the_documented_coverage_figures_are_the_tables() -> None:
 def test_the_readmes_paired_coverage_figures_are_the_tables() -> None:
     """README §6a's "Coverage, measured" and "Two runs of a stochastic agent" quote benchmarks/paired.md: the
     simulated table's largest misses per design, the exact table's row of agents passing 70% and 60% of the time,
-    and the worst truth its prose gives per n (audit C10: checked by hand only). A table made again must change the
+    and the worst truth its prose gives per n (checked by hand only before). A table made again must change the
     README with it."""
     from collections.abc import Callable
 
@@ -458,7 +458,7 @@ def test_the_readmes_paired_coverage_figures_are_the_tables() -> None:
 
 
 def test_a_zero_width_bootstrap_gives_the_cluster_t_interval() -> None:
-    """What the ``method`` parameter says (review S7): one resample whose Σe*/Σm* is d̂ itself (seed 0 here: the
+    """What the ``method`` parameter says: one resample whose Σe*/Σm* is d̂ itself (seed 0 here: the
     four clusters drawn give 2/8) makes a BCa interval of zero width, and the result is the ``cluster_t`` one."""
     b, k, m = [1, 1, 0, 0], [2, 1, 1, 0], [2, 2, 2, 2]
     boot = paired_difference_from_sums(b, k, m, method="cluster_bootstrap", resamples=1, seed=0)

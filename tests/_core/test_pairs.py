@@ -334,7 +334,7 @@ def test_packed_views_sharing_an_initial_state_address_read_no_initial_state() -
     assert {"i", "i2"} <= set(read)  # the injected leaf n, which the derived case deleted and the source had not
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- gaps found by mutation testing --------------------------------------------------------------------------
 
 
 def test_a_path_that_only_starts_with_the_injected_path_still_counts() -> None:
@@ -348,7 +348,7 @@ def test_a_path_that_only_starts_with_the_injected_path_still_counts() -> None:
     assert compare_pair("same_state", source, derived) == (False, "state differs from c1's at 1 path(s): memo_2")
 
 
-# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+# -- gaps a mutant showed -----------------------------------------------------------------------------------
 
 
 def test_a_quoted_key_under_an_injected_path_is_under_it_as_a_plain_key_is() -> None:
@@ -388,7 +388,7 @@ def _state_record(cid: str, initial: dict[str, Any], state: dict[str, Any]) -> d
 
 def test_same_state_aligned_by_the_rules_still_leaves_out_ignores_keeps_and_the_injected_path() -> None:
     """With ``lists`` rules a ``same_state`` pair also holds when the states agree once the lists are aligned, by the
-    same ``ignore``, ``keep`` and injected paths as the positional comparison (mutation round M51: each dropped from
+    same ``ignore``, ``keep`` and injected paths as the positional comparison (mutants: each dropped from
     the aligned comparison left these pairs as they were, the pair of each line below decided otherwise)."""
     from oloproof_nb._core.lists import ListMatch
 

@@ -258,7 +258,7 @@ def test_leaf_diff_absent_both_ways() -> None:
         ({"x": 1}, {"x": 1, "y": 2}, None, False),
         ([1, 2], [1, 2, 3], None, False),
         ("refunded", 1, 5, False),
-        # review R: an int was turned into a float before the distance was taken, so 2**53 + 1 was within
+        # an int was turned into a float before the distance was taken, so 2**53 + 1 was within
         # tolerance 0 of 2.0**53 (tolerance: 0 looser than no tolerance); the distance is now exact
         (2**53 + 1, 2.0**53, 0.0, False),
         (2**53 + 1, 2.0**53, None, False),
@@ -269,7 +269,7 @@ def test_leaf_diff_absent_both_ways() -> None:
         (10**400, 90.0, 0.01, False),
         (3, math.inf, 1e308, False),
         (3, math.nan, 1.0, False),
-        # review K: 1 and 1.0 are judged alike below 2**53 (exact fractions there made 1 vs 0.3 within 0.7 fail
+        # 1 and 1.0 are judged alike below 2**53 (exact fractions there made 1 vs 0.3 within 0.7 fail
         # while 1.0 vs 0.3 passed: float arithmetic puts 1.0 - 0.3 at 0.7 exactly)
         (1, 0.3, 0.7, True),
         (1.0, 0.3, 0.7, True),
@@ -330,8 +330,8 @@ def test_find_paths_in_state_order_and_only_existing_paths() -> None:
 
 # -- leaf_diff against the two-walk implementation it replaced -------------------------------------------------------
 # _reference_leaf_diff is leaf_diff as it was before the one-pass version (with the helpers it used, frozen here):
-# the new one must give the same rows, in the same order, with the same values (1, 1.0 and True told apart). Since
-# review R66 both read a tuple as the list a stored state holds (_REF_ARRAYS; before, a tuple was one leaf).
+# the new one must give the same rows, in the same order, with the same values (1, 1.0 and True told apart). Both
+# read a tuple as the list a stored state holds (_REF_ARRAYS; before, a tuple was one leaf).
 
 _REF_PLAIN = re.compile(r"[^.\[\]\"']+")
 _REF_ARRAYS = (list, tuple)
@@ -551,7 +551,7 @@ class _OddKey(str):
     # ... and non-str keys print as text (the later value wins a shared path)
     ({1: "a", "1": "b"}, {}, [("1", "b", ABSENT)]),
     ({"k": MappingProxyType({"a": 1})}, {"k": {"a": 2}}, [("k.a", 1, 2)]),
-    ({"k": (1, 2)}, {"k": [1, 2]}, []),  # a tuple: the list it is stored as (review R66; before, a leaf)
+    ({"k": (1, 2)}, {"k": [1, 2]}, []),  # a tuple: the list it is stored as (before, a leaf)
     ({"k": {"a": 1}}, {_OddKey("k"): {"a": 2}}, [("k.a", 1, ABSENT), ("odd.a", ABSENT, 2)]),
     ({"t": {str(i): i for i in range(10)}}, {_OddKey("t"): {**{str(i): i for i in range(10)}, "3": 4}},
      [("t.3", 3, ABSENT), ("odd.3", ABSENT, 4)]),
@@ -606,7 +606,7 @@ def test_a_key_with_a_leading_zero_is_no_list_index() -> None:
     assert [r[0] for r in unexpected] == ["items.0.qty"] and [(r[0], r[-1]) for r in named] == [("items.00.qty", False)]
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- gaps found by mutation testing --------------------------------------------------------------------------
 
 
 def test_an_int_beyond_float_range_is_never_within_tolerance_of_an_infinity() -> None:
@@ -617,13 +617,13 @@ def test_an_int_beyond_float_range_is_never_within_tolerance_of_an_infinity() ->
 
 def test_the_largest_exact_int_is_judged_like_its_float() -> None:
     """Ints up to 2**53 are exactly floats and take float arithmetic, so 2**53 and 2.0**53 get one answer (as 1
-    and 1.0 do, review K). In floats 2.0**53 + 0.1 rounds to 2.0**53 (the spacing there is 2): within 2.0**53."""
+    and 1.0 do). In floats 2.0**53 + 0.1 rounds to 2.0**53 (the spacing there is 2): within 2.0**53."""
     assert values_equal(2.0**53, -0.1, 2.0**53) is True
     assert values_equal(2**53, -0.1, 2.0**53) is True
 
 
 def test_a_distance_equal_to_the_tolerance_as_the_numbers_are_written_is_within_it() -> None:
-    """review R21: the boundary is inclusive, but as binary floats 39.9 is 0.10000000000000142 from 40.0, so a
+    """The boundary is inclusive, but as binary floats 39.9 is 0.10000000000000142 from 40.0, so a
     refund of 39.9 against 40.0 failed tolerance 0.1 while 10.4 against 10.3 passed (63,601 of 100,000 pairs of
     amounts written 0.1 apart failed, 18,448 of 100,000 a cent apart at tolerance 0.01). The numbers as written
     (a float's shortest decimal form, what the state file and the panel show) are measured too."""
@@ -638,7 +638,7 @@ def test_a_distance_equal_to_the_tolerance_as_the_numbers_are_written_is_within_
     assert not values_equal(1.0, 1.0000000000000002, 0.0)
 
 
-# -- mutation round 6: gaps a mutant showed -----------------------------------------------------------------
+# -- gaps a mutant showed -----------------------------------------------------------------------------------
 
 
 def test_leaf_diff_sees_a_nan_that_became_a_number_and_back() -> None:
@@ -659,7 +659,7 @@ def test_find_paths_never_returns_the_root() -> None:
     assert find_paths({"a": {"b": "y"}}, ("**", "b")) == [("a", "b")]
 
 
-# -- mutation round 17: gaps a mutant showed ----------------------------------------------------------------
+# -- more gaps a mutant showed ------------------------------------------------------------------------------
 
 
 def test_a_trailing_double_star_matches_no_key_too() -> None:
@@ -704,7 +704,7 @@ def test_outside_patterns_keeps_a_kept_leaf_itself_and_not_a_row_whose_key_only_
 
 
 def test_the_tolerance_is_measured_as_written_too_whichever_way_its_float_rounds() -> None:
-    """Mutation round 32: every pair of tenths from -10 to 10 at tolerances whose floats lie above their decimal
+    """Every pair of tenths from -10 to 10 at tolerances whose floats lie above their decimal
     (0.1, 0.7) and below it (0.3, 1.1), against Decimal arithmetic on the numbers as written (brute force). A
     tolerance read as its binary float (0.3 is 0.29999999999999998889…) left 0.1 and 0.4 outside 0.3."""
     from decimal import Decimal

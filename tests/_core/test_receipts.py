@@ -322,7 +322,7 @@ def test_models_are_strict_and_frozen() -> None:
 @pytest.mark.parametrize("code", [False, True, "0", 0.0, "1"])
 def test_a_validator_exit_code_is_a_whole_number_only(code: object) -> None:
     """A callable validator's False means "fails" (exit 1); read as an int it was exit 0 and a system's observe()
-    reporting its own check that way had the failed artifact verified (review G17)."""
+    reporting its own check that way had the failed artifact verified."""
     with pytest.raises(ValidationError, match="validator_exit_code"):
         evidence(validator_exit_code=code)
     assert evidence(validator_exit_code=0).validator_exit_code == 0
@@ -331,7 +331,7 @@ def test_a_validator_exit_code_is_a_whole_number_only(code: object) -> None:
 
 
 def test_a_numpy_integer_is_a_whole_number_exit_code() -> None:
-    """A system's observe() that reads its check's result from a frame gives a NumPy integer: review G17's strict
+    """A system's observe() that reads its check's result from a frame gives a NumPy integer: a strict
     int refused it, and the artifact its own check passed (or failed) was unverified, whichever it was."""
     np = pytest.importorskip("numpy")
     passed = evidence(validator_exit_code=np.int64(0))
@@ -405,7 +405,7 @@ def test_classification_invariants(
         assert validator is None or (ev_validator == validator and exit_code == 0)
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- gaps found by mutation testing --------------------------------------------------------------------------
 
 
 def test_an_artifact_id_differing_only_in_case_is_another_artifact() -> None:
@@ -455,7 +455,7 @@ def test_a_digest_differing_in_any_one_character_is_a_mismatch(at: int) -> None:
     assert (r.status, r.reason) == ("hash_mismatch", "hash_mismatch: observed sha256 differs from expected_sha256")
 
 
-# --------------------------------------------------------------------------- round 5 of mutation testing
+# --------------------------------------------------------------------------- edges found by mutation testing
 
 
 def test_an_artifact_an_earlier_case_was_shown_is_stale_only_when_freshness_is_required() -> None:

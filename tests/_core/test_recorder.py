@@ -492,7 +492,7 @@ def test_faults_at_the_tools_before_a_call_inside_another_replay_as_usual() -> N
 
 
 def test_a_draw_seeded_by_case_and_number_reproduces_in_a_control_replay_and_a_shared_generator_does_not() -> None:
-    # README 1a (review W2's F5, docs only until now): a replay returns the draws before its checkpoint from the
+    # README 1a (pinned in the docs only before): a replay returns the draws before its checkpoint from the
     # recording without calling the generator and makes the later ones live, so a generator kept by the env is at
     # another place by then and the control diverges at the first draw after the checkpoint; a draw from a
     # generator seeded by the case and the draw's number makes the same value again
@@ -547,7 +547,7 @@ def test_a_call_inside_a_tool_made_on_a_thread_it_waits_for_is_named_too() -> No
 
 
 def test_a_tool_called_inside_a_model_call_is_refused_at_the_checkpoint() -> None:
-    # mutation round 16: the other way round from a draw inside a tool, a model call whose function searches
+    # the other way round from a draw inside a tool, a model call whose function searches
     # through rec.tool; recorded as before (the tool, step 0, then the model call), refused when the control
     # replay meets it at its checkpoint (the model call runs live there)
     def agent(rec: op.Recorder) -> Any:
@@ -564,7 +564,7 @@ def test_a_tool_called_inside_a_model_call_is_refused_at_the_checkpoint() -> Non
 
 @pytest.mark.parametrize("outer", ["tool", "model"])
 def test_a_call_inside_the_applied_change_is_refused_naming_both(outer: str) -> None:
-    # mutation round 16: an applied change runs the call at the checkpoint; a recorder call made inside it there
+    # an applied change runs the call at the checkpoint; a recorder call made inside it there
     # (a draw the recorded call did not make) is refused naming both calls, never taken for the checkpoint's own
     # call (step 0 of the recording), even when the call turns every exception into text
     def agent(rec: op.Recorder, draw: bool) -> Any:
@@ -587,7 +587,7 @@ def test_a_call_inside_the_applied_change_is_refused_naming_both(outer: str) -> 
 
 
 def test_calls_made_at_the_same_time_from_two_threads_are_not_inside_each_other() -> None:
-    # mutation round 16 (class notes): an agent's own threads call the recorder at the same time; two pings, each
+    # the Recorder's class notes: an agent's own threads call the recorder at the same time; two pings, each
     # on its own thread, both running at once (a barrier holds each until the other has started), are recorded
     # and replayed as two steps, never refused as one inside the other
     import threading

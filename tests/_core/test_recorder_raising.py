@@ -1,4 +1,4 @@
-"""The Recorder and a tool that raises (review U18): the call is a step with :func:`raised_result` as its result,
+"""The Recorder and a tool that raises: the call is a step with :func:`raised_result` as its result,
 the agent gets the exception itself, and a replay must raise an exception of the same class again."""
 
 from __future__ import annotations

@@ -487,14 +487,14 @@ def test_is_clustered_checks_its_ids():
         (lambda: rate_interval([[1, 0]]), "one-dimensional"),
         (lambda: rate_interval([1, 0, 1], ["a", "b"]), "clusters has 2 ids but values has 3 rows"),
         (lambda: rate_interval([1, 0], [None, "a"]), "clusters contains None"),
-        # review I: pandas' NA (a nullable string column) put every NA row into one cluster, silently
+        # pandas' NA (a nullable string column) put every NA row into one cluster, silently
         (lambda: rate_interval([1, 0, 1, 0], pd.Series(["a", pd.NA, "b", pd.NA], dtype="string")),
          "clusters contains None/NaN/NA"),
         (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NA, "b"], dtype=object)), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0, 1], np.array(["a", pd.NaT, "b"], dtype=object)), "contains None/NaN/NA"),
         # a plain list of strings and a float NaN: NumPy made it the id "nan", one cluster of every missing row
         (lambda: rate_interval([1, 0, 1, 0], ["a", float("nan"), "b", float("nan")]), "contains None/NaN/NA"),
-        # mutation round M62: a tuple is given as it is too, and bytes ids are text as str ids are
+        # a tuple is given as it is too, and bytes ids are text as str ids are
         (lambda: rate_interval([1, 0, 1, 0], ("a", float("nan"), "b", float("nan"))), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0, 1, 0], [b"a", float("nan"), b"b", float("nan")]), "contains None/NaN/NA"),
         (lambda: rate_interval([1, 0], confidence=1.5), r"confidence=1\.5 is outside \(0, 1\)"),
@@ -511,7 +511,7 @@ def test_is_clustered_checks_its_ids():
         (lambda: rate_interval_from_sums([1, 0], [2, 0]), "rows must be ≥ 1 in every cluster; cluster 1 has 0"),
         # one count of passes for three clusters broadcast against their rows: an interval of clusters never given
         (lambda: rate_interval_from_sums([1], [2, 2, 2]), "passes has 1 clusters but rows has 3"),
-        # review R56: Σm wrapped around in int64, an interval of n = -4,611,686,018,427,387,904 rows, estimate 1.0
+        # before, Σm wrapped around in int64, an interval of n = -4,611,686,018,427,387,904 rows, estimate 1.0
         (lambda: rate_interval_from_sums([2**62] * 3, [2**62] * 3), r"rows total 1\.384e\+19, more than counts can"),
         (lambda: wilson(0, 0), "nobs=0 must be a positive number"),
         (lambda: cluster_se([1, 0], [1]), "clusters has 1 ids but values has 2 rows"),
@@ -534,7 +534,7 @@ def test_auto_on_sums_uses_the_clustered_method_asked_for() -> None:
 
 def test_bootstrap_from_sums_uses_the_resamples_and_seed_given() -> None:
     """rate_interval_from_sums is rate_interval on the rows (its Notes), the bootstrap's resamples and seed included:
-    500 resamples at seed 3 are not the defaults' 10,000 at seed 0 (mutation round 15, S11 and S12)."""
+    500 resamples at seed 3 are not the defaults' 10,000 at seed 0."""
     k, m = [2, 5, 0, 3, 1, 4, 1, 2, 5, 2, 1, 3], [3, 5, 2, 4, 1, 6, 3, 2, 5, 4, 2, 3]
     values = [int(j < passes) for passes, rows in zip(k, m, strict=True) for j in range(rows)]
     clusters = [c for c, rows in enumerate(m) for _ in range(rows)]
@@ -613,7 +613,7 @@ def _mixed_ids() -> np.ndarray:
     ([3, 1, 2, 0], False),
 ])
 def test_auto_on_rows_decides_from_the_sums_it_computes(ids: object, clustered: bool) -> None:
-    """``rate_interval``'s ``"auto"`` is decided from the rows per cluster its sums hold, as on sums (review S7):
+    """``rate_interval``'s ``"auto"`` is decided from the rows per cluster its sums hold, as on sums:
     a hand count of repeated ids says which method runs, and the interval is that of the sums."""
     values = [1, 0, 1, 1]
     iv = rate_interval(values, ids)
@@ -624,7 +624,7 @@ def test_auto_on_rows_decides_from_the_sums_it_computes(ids: object, clustered: 
 
 @pytest.mark.parametrize("confidence", [0.05, 0.3, 0.4999])
 def test_the_public_intervals_refuse_an_alpha_given_as_the_confidence(confidence: float) -> None:
-    """Review R56: the gate refuses ``confidence: 0.05`` (alpha written for 0.95), but ``rate_interval_from_sums``,
+    """The gate refuses ``confidence: 0.05`` (alpha written for 0.95), but ``rate_interval_from_sums``,
     README's "the gate's interval from sums computed anywhere", gave the 5% interval: 34 of 40 got [0.831, 0.863]
     (scipy's exact interval at 5%), above a threshold of 0.8 that the 95% one, [0.702, 0.943], holds."""
     assert sps.binomtest(34, 40).proportion_ci(0.05, "exact").low > 0.8 > sps.binomtest(34, 40).proportion_ci().low
@@ -638,10 +638,10 @@ def test_the_public_intervals_refuse_an_alpha_given_as_the_confidence(confidence
 
 
 def test_a_clustered_interval_of_more_rows_than_it_counts_exactly_is_refused() -> None:
-    """Review F57: Σk*/Σm* is the same for every resample when each count is multiplied by one factor, so the bootstrap
+    """Σk*/Σm* is the same for every resample when each count is multiplied by one factor, so the bootstrap
     interval is too; it was (0.338, 0.588) up to a factor of 2**20 and (0.128, 0.463) at 2**28 (7.9e10 rows, within
-    R56's 2**62): the packed (k, m) keys and the products of two counts wrapped in int64. The clustered methods now
-    refuse 2**28 rows or more, and the independent ones still count them."""
+    the row-total limit of 2**62): the packed (k, m) keys and the products of two counts wrapped in int64. The
+    clustered methods now refuse 2**28 rows or more, and the independent ones still count them."""
     rng = np.random.default_rng(0)
     m = rng.integers(5, 15, 30).astype(np.int64)
     k = np.array([rng.integers(0, size + 1) for size in m], dtype=np.int64)

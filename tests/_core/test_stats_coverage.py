@@ -42,7 +42,7 @@ def test_default_method_lower_bound_rarely_above_the_truth(design, g, rho, p, bo
 
 
 def test_epochs_of_cases_drawn_without_a_kind_that_never_passes_rarely_pass_above_the_truth() -> None:
-    """Review G27: 20 cases × 10 epochs; a case never passes with probability 0.1, else passes each try with
+    """20 cases × 10 epochs; a case never passes with probability 0.1, else passes each try with
     probability 0.9 (rate 0.81). In the 0.9^20 = 12% of samples that drew no such case, the CR2 interval saw
     only the tries: its lower bound was above 0.81 in 10.67% of these 300 samples on the code before (11.55% in
     hard_cells.py's 2,000, seed 2025). Capped at (α/2)^(1/n_min)·p̂ it is at most the nominal 2.5% plus noise."""
@@ -143,7 +143,7 @@ def test_readme_hard_cell_figures_are_the_tables():
     assert "no cell of the 296 is above 3.25% by more than 2 Monte-Carlo SE" in readme
     assert all(float(r["lower_miss"]) - 0.0325 <= 2 * float(r["se"]) for r in rows)
     # sizes of little spread or weakly correlated clusters: the hard cells so made, and the main grid (1-6 rows a
-    # cluster, G up to 100), whose worst cell is 3.25% (audit C9: the sentence gave the hard cells' 2.85% alone)
+    # cluster, G up to 100), whose worst cell is 3.25% (the sentence once gave the hard cells' 2.85% alone)
     grid = max(float(r["lower_miss"]) for r in _main_table() if r["method"] == "cluster_t")
     hard = max(float(r["lower_miss"]) for r in rows if not r["design"].startswith("mixture") and int(r["G"]) <= 200
                and (r["rho"] == "0.1" or not r["design"].startswith(("lognormal", "geometric"))))
@@ -166,7 +166,7 @@ def _main_table() -> list[dict[str, str]]:
 def test_the_bootstraps_documented_misses_are_the_tables():
     """The figures the docstrings give for the cluster bootstrap (``cluster_bootstrap``'s Notes, the comment on
     ``BOOTSTRAP_MIN_CLUSTERS``, the gate's module docstring) are the lower_miss maxima per G of the simulated table
-    (audit S4: stated coverage, pinned by no test): a table made again must change the prose with it."""
+    (stated coverage, pinned by no test before): a table made again must change the prose with it."""
     import inspect
 
     import oloproof_nb._analysis.gate as gate_module
@@ -192,7 +192,7 @@ def test_the_bootstraps_documented_misses_are_the_tables():
 
 def test_readme_main_grid_figures_are_the_table():
     """README §6's figures on the main grid and on the cap's price are benchmarks/coverage.md's `cluster_t` rows
-    (audit C9: checked by hand only): the key cell, the worst cell, and the median ci_low and width the cap left."""
+    (checked by hand only before): the key cell, the worst cell, and the median ci_low and width the cap left."""
     readme = " ".join((_PATH.parents[2] / "README.md").read_text(encoding="utf-8").split())
     grid = [r for r in _main_table() if r["method"] == "cluster_t"]
     key = {(r["design"], r["G"], r["rho"], r["p"]): r for r in grid}
@@ -288,7 +288,7 @@ def test_coverage_simulation_g_runs_the_cells_below_min_clusters_and_says_so(tmp
 
 def test_readme_figures_below_min_clusters_are_the_tables() -> None:
     """README §1's sentence on lowering ``min_clusters`` gives the per-G worst lower_miss and the median widths of
-    benchmarks/coverage.md's tables at G = 5–15 (review Q1), and its all-pass bounds are 0.025^(1/G) (by hand): a
+    benchmarks/coverage.md's tables at G = 5–15, and its all-pass bounds are 0.025^(1/G) (by hand): a
     table made again must change the sentence with it."""
     import statistics
 
@@ -305,7 +305,7 @@ def test_readme_figures_below_min_clusters_are_the_tables() -> None:
     readme = " ".join((_PATH.parents[2] / "README.md").read_text(encoding="utf-8").split())
     worst = ", ".join(_pct(max(float(r["lower_miss"]) for r in low if r["G"] == str(g))) for g in gs[:-1])
     last = _pct(max(float(r["lower_miss"]) for r in low if r["G"] == "15"))
-    assert "G = 5–15, true rates 0.3–0.7" in readme  # review F52: the sentence reworded, the figures kept
+    assert "G = 5–15, true rates 0.3–0.7" in readme  # the sentence reworded, the figures kept
     assert f"at most {worst} and {last} of the time at G = 5, 8, 10, 12 and 15 (nominal 2.5%)" in readme
     assert "0.478 at G = 5 and 0.782 at G = 15" in readme and f"{0.025 ** (1 / 5):.3f}" == "0.478"
     assert f"{0.025 ** (1 / 15):.3f}" == "0.782"
