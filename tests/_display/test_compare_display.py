@@ -49,20 +49,20 @@ def test_repr_and_html(cmp: op.Comparison) -> None:
     assert isinstance(cmp, op.Comparison) and cmp.verdict == "REGRESSION"
     text = repr(cmp)
     assert text.startswith("Comparison: REGRESSION") and "pass->fail=10" in text
-    # base first, then the candidate (mutation round 12, DC06)
+    # base first, then the candidate
     assert text.splitlines()[0].endswith(f" — {cmp.base.run_id} -> {cmp.candidate.run_id}, margin 0.02")
     assert "flipped: 10 rows in 10 cases, e.g. cmp.panel('c00')" in text
     html = cmp._repr_html_()
     assert "REGRESSION" in html and "Flipped cases" in html and "cmp.panel(&#39;c09&#39;)" in html
     assert "cmp.base.panel(case_id)" in html and "No flipped cases" not in html
-    assert "more rows" not in html  # 10 flipped rows are all shown (mutation round 12, DC03)
+    assert "more rows" not in html  # 10 flipped rows are all shown
 
 
 def test_the_paired_panel_shows_both_runs(cmp: op.Comparison) -> None:
     panel = cmp.panel("c03")
     text = repr(panel)
     assert "answer_matches: pass -> fail  <- flipped" in text
-    # the case's own rows only: one criterion, one row (mutation round 12, DC07)
+    # the case's own rows only: one criterion, one row
     assert panel.rows[["case_id", "criterion", "base", "candidate"]].to_dict("records") == [
         {"case_id": "c03", "criterion": "answer_matches", "base": "pass", "candidate": "fail"}]
     assert cmp.base.run_id in text and cmp.candidate.run_id in text
@@ -89,7 +89,7 @@ def test_plot(cmp: op.Comparison) -> None:
 
 
 def test_a_filtered_table_with_no_rows_plots_empty(cmp: op.Comparison) -> None:
-    """Review I: the REGRESSION rows of a comparison without any (no rows, no margin line) raised numpy's
+    """Before, the REGRESSION rows of a comparison without any (no rows, no margin line) raised numpy's
     "number sections must be larger than 0" from a legend of zero columns."""
     ax = op.plots.compare(cmp.table[cmp.table["verdict"] == "NO_REGRESSION"])  # none: this one regressed
     assert ax.get_legend() is None and not [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
@@ -124,7 +124,7 @@ def test_the_plot_title_says_why_when_no_criterion_does(make_suite: Callable[...
 
 def test_a_row_that_passes_in_neither_run_is_not_flipped(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """c00 fails in the base and is missing in the candidate (its system raised): pass/not-pass is the same in both
-    runs, so the paired panel marks no flip, as ``cmp.flips`` holds none (mutation round 12, DC01)."""
+    runs, so the paired panel marks no flip, as ``cmp.flips`` holds none."""
     class Raiser(Answerer):
         def run(self, input: dict[str, Any]) -> dict[str, Any]:
             if input["tag"] in self.broken:
@@ -145,7 +145,7 @@ def test_a_row_that_passes_in_neither_run_is_not_flipped(make_suite: Callable[..
 def test_the_html_says_how_many_unpaired_cases_it_does_not_show(make_suite: Callable[..., Path],
                                                                   tmp_path: Path) -> None:
     """31 cases only the candidate's suite has: 30 are shown and the HTML says 1 more (31 − 30, a hand count; the
-    frame holds them all; mutation round 12, DC04)."""
+    frame holds them all)."""
     def cases(n: int) -> list[dict[str, Any]]:
         return [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
                 for i in range(n)]
@@ -162,7 +162,7 @@ def test_the_html_says_how_many_unpaired_cases_it_does_not_show(make_suite: Call
 def test_the_html_table_signs_the_difference_and_its_interval(make_suite: Callable[..., Path],
                                                               tmp_path: Path) -> None:
     """The notebook's table of a comparison showed the upper end of a difference unsigned (``0.145``), read as a
-    rate beside the two rates, where the text repr and ``oloproof compare`` sign it (``+0.145``, review U9); every
+    rate beside the two rates, where the text repr and ``oloproof compare`` sign it (``+0.145``); every
     difference and end now carries its sign in the HTML too, rounded outward as before."""
     cases = [{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}", "answer": "ok"}, "expected": {"answer": "ok"}}
              for i in range(24)]
@@ -183,7 +183,7 @@ def test_the_html_table_signs_the_difference_and_its_interval(make_suite: Callab
 
 
 def test_a_compare_row_without_a_reason_ends_with_its_counts_not_a_space(make_suite: Any, tmp_path: Path) -> None:
-    """Mutation round M65: a row of the comparison's text whose reason is empty (a REPORT_ONLY criterion with no
+    """A row of the comparison's text whose reason is empty (a REPORT_ONLY criterion with no
     note) ends ``fail->pass=0``, no space after; the test of the gate's and compare's reprs saw none (every compare
     row there had a reason or a note). A row with a reason still ends with it."""
     import dataclasses

@@ -88,7 +88,7 @@ def test_json_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
 
 
 def test_pandas_default_json_reader_misses_the_last_bit_of_most_rates(tmp_path: Path) -> None:
-    """README section 7 (claims audit C4): "pd.read_json's default misses the last bit of most floats", so a .json
+    """README section 7: "pd.read_json's default misses the last bit of most floats", so a .json
     export is read with json.load or precise_float=True. Every rate k/n for n up to 60, written by export_table: the
     default reader gets most of them wrong by a bit, precise_float and json.load none."""
     rates = sorted({k / n for n in range(1, 61) for k in range(n + 1)})
@@ -313,7 +313,7 @@ def test_an_export_over_an_existing_file_keeps_its_permissions_and_links(tmp_pat
 
 @pytest.mark.parametrize("suffix", EXPORT_SUFFIXES)
 def test_two_columns_of_one_name_are_refused(tmp_path: Path, suffix: str) -> None:
-    """Review I: a JSON row kept the second ``rate`` of two (the CSV header both): which one a reader got was a
+    """Before, a JSON row kept the second ``rate`` of two (the CSV header both): which one a reader got was a
     guess. Each format now refuses the table, naming the column; nothing is written."""
     table = pd.DataFrame([[0.25, 0.75, "a"]], columns=["rate", "rate", "criterion"])
     with pytest.raises(ExportError) as info:
@@ -325,7 +325,7 @@ def test_two_columns_of_one_name_are_refused(tmp_path: Path, suffix: str) -> Non
 @pytest.mark.parametrize("suffix", [".csv", ".tex", ".json"])
 def test_a_lone_surrogate_in_a_text_cell_is_one_export_error_and_the_file_is_kept(tmp_path: Path,
                                                                                  suffix: str) -> None:
-    """Review R32: a cell made by surrogateescape (``b"caf\\xe9".decode("utf-8", "surrogateescape")``, an
+    """Before, a cell made by surrogateescape (``b"caf\\xe9".decode("utf-8", "surrogateescape")``, an
     undecodable file name) stopped these three exports on a raw UnicodeEncodeError; .md and .html show it as an
     escape. Now one ExportError names the file and the character, and a file already there is left as it was."""
     name = b"caf\xe9.txt".decode("utf-8", "surrogateescape")
@@ -340,7 +340,7 @@ def test_a_lone_surrogate_in_a_text_cell_is_one_export_error_and_the_file_is_kep
 
 
 def test_an_index_repeating_a_column_is_written_once(tmp_path: Path) -> None:
-    """Review I: ``set_index("criterion", drop=False)`` failed inside pandas ("cannot insert criterion, already
+    """Before, ``set_index("criterion", drop=False)`` failed inside pandas ("cannot insert criterion, already
     exists"). The level that repeats its column is written once; one that differs from it is refused."""
     table = pd.DataFrame({"criterion": ["a", "b"], "rate": [0.5, 1.0], "k": [1, 2]})
     out = op.export_table(table.set_index("criterion", drop=False), tmp_path / "same.csv")
@@ -354,7 +354,7 @@ def test_an_index_repeating_a_column_is_written_once(tmp_path: Path) -> None:
 
 
 def test_an_unnamed_level_of_a_named_index_is_written_as_reset_index_names_it(tmp_path: Path) -> None:
-    """Review K: ``groupby(...).agg([...]).stack()`` has index names ['criterion', None]; its statistic level was
+    """``groupby(...).agg([...]).stack()`` has index names ['criterion', None]; its statistic level was
     dropped from the file (which value is the mean, which the max, was lost). Every level is written."""
     rates = pd.DataFrame({"criterion": ["a", "a", "b"], "rate": [0.5, 0.6, 0.7]})
     stacked = rates.groupby("criterion")["rate"].agg(["mean", "max"]).stack().rename("value").to_frame()
@@ -367,7 +367,7 @@ def test_an_unnamed_level_of_a_named_index_is_written_as_reset_index_names_it(tm
 
 
 def test_index_levels_beside_a_repeated_one_and_name_clashes(tmp_path: Path) -> None:
-    """Review M: the unnamed level of a stacked table was still dropped when its named level repeats a column;
+    """Before, the unnamed level of a stacked table was still dropped when its named level repeats a column;
     a column named like an index level (``level_1``) or two levels of one name failed inside pandas; a categorical
     index equal to its column was called different."""
     rates = pd.DataFrame({"criterion": ["a", "a", "b"], "rate": [0.5, 0.6, 0.7]})
@@ -416,7 +416,7 @@ def test_an_index_level_that_differs_from_its_column_in_one_row_is_refused(tmp_p
 
 @pytest.mark.parametrize("where", ["parent", "grandparent", "link to nothing"])
 def test_a_file_where_the_export_needs_a_folder_says_which(tmp_path: Path, where: str) -> None:
-    """Reliability review R11: ``export_table(df, "f/t.csv")`` with ``f`` a file raised a raw FileExistsError
+    """Before, ``export_table(df, "f/t.csv")`` with ``f`` a file raised a raw FileExistsError
     (``f/sub/t.csv``: NotADirectoryError, ``[Errno 20] Not a directory: 'f/sub'``); now the project's error, one
     line naming the file in the way, and nothing written."""
     blocking = tmp_path / "f"
@@ -436,7 +436,7 @@ def test_a_file_where_the_export_needs_a_folder_says_which(tmp_path: Path, where
 
 @pytest.mark.parametrize(("points_to", "what"), [("real", "a file"), ("nowhere", "a symbolic link to nothing")])
 def test_a_link_above_the_exports_folder_is_named_as_what_it_is(tmp_path: Path, points_to: str, what: str) -> None:
-    """Mutation round 16: a symbolic link where a folder belongs, above the export's own folder (``f/sub/t.csv``),
+    """A symbolic link where a folder belongs, above the export's own folder (``f/sub/t.csv``),
     is named, not ``f/sub``: a link to a file as what it stands for, a file; a link to nothing as such."""
     (tmp_path / "real").write_text("mine", encoding="utf-8")
     blocking = tmp_path / "f"
@@ -449,7 +449,7 @@ def test_a_link_above_the_exports_folder_is_named_as_what_it_is(tmp_path: Path, 
 
 
 def test_a_folder_name_too_long_for_the_export_is_named_in_one_line(tmp_path: Path) -> None:
-    """Mutation round 16: a folder that cannot be made for another reason than a file in the way (here a name longer
+    """A folder that cannot be made for another reason than a file in the way (here a name longer
     than the file system allows, ENAMETOOLONG, measured on this file system, not simulated) is the project's error
     naming the folder, what it is for and the system's words; nothing is written."""
     import errno

@@ -38,7 +38,7 @@ def test_prose_renders_as_its_text(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["refund_$50_to_$100", "answer 'refund $50' != expected '$100'", "$$x$$", "\\$a$"])
 def test_dollars_are_never_a_formula(text: str) -> None:
-    """Review R32: GitHub renders the text between two ``$`` as a formula (a criterion ``refund_$50_to_$100``
+    """GitHub renders the text between two ``$`` as a formula (a criterion ``refund_$50_to_$100``
     showed as ``refund_`` + math + ``100``); md_cell escapes every ``$``. Read as GitHub does, with the dollar-math
     extension: the cell and the line are their text, no math element."""
     from markdown_it import MarkdownIt
@@ -53,7 +53,7 @@ def test_dollars_are_never_a_formula(text: str) -> None:
 
 
 def test_only_a_styled_table_writes_checked_and_minimum_validity_as_the_report_shows_them() -> None:
-    """Mutation round 37: ``checked`` as ``checked``/``no`` and ``minimum_validity`` with every digit are the report's
+    """``checked`` as ``checked``/``no`` and ``minimum_validity`` with every digit are the report's
     (``styled=True``); an unstyled table, as ``.md`` exports write it, keeps the raw values as CSV has them: the
     booleans ``False``/``True`` and 0.9584 (with ``checked`` rewritten in every table, an export said ``no``)."""
     from oloproof_nb._display.theme import fmt_number
@@ -102,7 +102,7 @@ def test_a_bidirectional_control_is_shown_as_its_escape() -> None:
 
 @pytest.mark.parametrize("text", ["x\x1b[2Kgate: PASS\x1b[8m", "bell\x07", "csi\x9b2J", "rtl\u202eexe.txt", "nul\x00"])
 def test_a_control_character_is_shown_as_its_escape_in_cells_and_code(text: str) -> None:
-    """Review R7: ``md_cell`` wrote an ESC as it was (``cat report.md`` erased a line, ESC[8m hid the rest), and
+    """Before, ``md_cell`` wrote an ESC as it was (``cat report.md`` erased a line, ESC[8m hid the rest), and
     ``md_code`` — the run id, suite name and system version in the report's header — also a bidirectional
     control (U+202E reversed the header line). Both now write each as its escape, as the terminal does."""
     assert md_cell(text).isprintable() and md_code(text).isprintable()
@@ -113,7 +113,7 @@ def test_a_control_character_is_shown_as_its_escape_in_cells_and_code(text: str)
 
 @pytest.mark.parametrize("ch", ["\u200b", "\u2028", "\u2029", "\xa0", "\ufeff", "\U000e0001", "\x85", "\u202e", "\x7f"])
 def test_a_report_shows_as_an_escape_every_character_the_terminal_does(ch: str) -> None:
-    """One rule of what is shown as an escape (review F4): the Markdown table listed bidi and C0/C1 controls only,
+    """One rule of what is shown as an escape: before, the Markdown table listed bidi and C0/C1 controls only,
     so a zero-width space, a line separator or a no-break space in a case id was an escape on the terminal and
     an invisible character (or a line break) in report.md."""
     text = f"id{ch}x"
@@ -131,7 +131,7 @@ def test_a_numeric_or_named_character_reference_is_shown_as_written(text: str) -
 
 
 def test_one_long_cell_does_not_widen_every_line_of_its_column() -> None:
-    """Review R20: each column was padded to its widest cell, so one long answer widened every line: 5,000 rows
+    """Before, each column was padded to its widest cell, so one long answer widened every line: 5,000 rows
     beside one answer of 20,000 characters exported to ``.md`` made a 100 MB file (its CSV: 64 KB). A cell wider
     than MD_PAD_LIMIT is now written unpadded, and the other lines stay as narrow as their cells."""
     long = "y" * 5000
@@ -161,7 +161,7 @@ def test_a_cell_at_the_pad_limit_is_padded_and_a_long_one_keeps_its_text() -> No
 
 
 def test_a_long_cell_is_written_as_a_short_one_without_its_spaces_and_a_long_header_widens_no_line() -> None:
-    """Mutation round 31: tabulate writes a short cell without the spaces around it (``"  s  "`` as ``| s   |``);
+    """Tabulate writes a short cell without the spaces around it (``"  s  "`` as ``| s   |``);
     a long cell, held out of the padding, is written without them too. A header over MD_PAD_LIMIT is held out too:
     the lines below it stay as narrow as their cells."""
     from oloproof_nb._display.markdown import MD_PAD_LIMIT
@@ -187,7 +187,7 @@ def test_a_table_without_rows_is_its_header() -> None:
 def test_a_bar_is_escaped_in_a_github_table_only() -> None:
     """A ``|`` ends a cell of a ``github`` table, so it is written ``\\|`` there; a ``narrow`` table (``oloproof
     compare``'s) has no ``|`` between its columns, where ``\\|`` would show a backslash that is not in the name
-    (mutation round F49: a narrow table escaping it passed every test)."""
+    (a mutant escaping it in a narrow table passed every other test)."""
     assert text_table([["a|b", "1"]], ["criterion", "n"], tablefmt="narrow").splitlines() == [
         "criterion  n", "---------  -", "a|b        1"]
     assert text_table([["a|b", "1"]], ["criterion", "n"]).splitlines()[2] == "| a\\|b      | 1 |"

@@ -14,7 +14,7 @@ from oloproof_nb._display.notebook import progress_bar
 
 
 def test_the_progress_bar_shows_the_suite_name_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R7: the bar's label is the suite's name, and tqdm wrote it to the terminal as it was, so a name
+    """The bar's label is the suite's name, and tqdm wrote it to the terminal as it was, so a name
     holding ``\\x1b[8m`` hid what the terminal showed after it. It is written as its escape, as every other line
     oloproof prints is."""
     update, close = progress_bar("refunds\x1b[8m\u202e")
@@ -76,7 +76,7 @@ def test_the_notebook_widget_never_shows_the_suite_name_as_html(monkeypatch: pyt
 
 
 def test_the_run_and_gate_html_count_cases_as_the_report_does(make_suite: Any, tmp_path: Path) -> None:
-    """Review U9: a one-case run's HTML said ``1 cases`` and its gate ``unclustered run, 1 source clusters``; a run
+    """Before, a one-case run's HTML said ``1 cases`` and its gate ``unclustered run, 1 source clusters``; a run
     of 24 cases in 3 epochs said ``72 cases``, where ``oloproof run`` and the report say ``24 cases, 72 case runs
     (3 epochs)``. Both reprs now take the report's words."""
     import oloproof_nb as op
@@ -112,7 +112,7 @@ def test_the_run_text_repr_counts_cases_as_its_html_does(make_suite: Any, tmp_pa
 
 
 def test_the_run_text_repr_of_a_pool_says_it_is_pooled_as_its_html_does(make_suite: Any, tmp_path: Path) -> None:
-    """Review U14: two 1-epoch runs of 4 cases pooled (``op.load_runs``) read ``cases=4, epochs=2`` in
+    """Before, two 1-epoch runs of 4 cases pooled (``op.load_runs``) read ``cases=4, epochs=2`` in
     ``print(pool)``, as if each case had run twice in one run, while the HTML of the same object says ``4 cases, 8
     case runs (2 runs pooled, 2 epochs in all)``. The text now says the runs were pooled too; a run of its own
     does not."""
@@ -142,10 +142,10 @@ class SecondTry:
 @pytest.mark.parametrize("failed", [2, 1])
 def test_where_to_look_next_names_the_run_and_epoch_of_the_case_that_did_not_pass(make_suite: Any, tmp_path: Path,
                                                                                 failed: int) -> None:
-    """Review R61: a pooled run's view said ``e.g. run.panel('c1')``, which raises there (c1 is in both runs: pick
+    """Before, a pooled run's view said ``e.g. run.panel('c1')``, which raises there (c1 is in both runs: pick
     one), and a run whose c1 failed its second try only pointed at the panel of its first try, which passed. By
     hand: c1 epoch ``failed`` is the one row not passed in each run; the call shown opens that very row. The epoch
-    is named only when it is not the first, the panel's default (review M64)."""
+    is named only when it is not the first, the panel's default."""
     import oloproof_nb as op
 
     root = make_suite([{"id": f"c{i}", "input": {"id": f"c{i}"}, "expected": {"answer": "yes"}} for i in range(3)],
@@ -164,7 +164,7 @@ def test_where_to_look_next_names_the_run_and_epoch_of_the_case_that_did_not_pas
 
 def test_the_text_bar_in_jupyter_is_one_display_updated_in_place(monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """Review U10 (a live kernel): in Jupyter without ipywidgets the text bar wrote each frame to the kernel's
+    """Before, in Jupyter without ipywidgets (seen in a live kernel) the text bar wrote each frame to the kernel's
     stderr as a stream message of its own, and the notebook kept them all: a notebook saved (or run headless)
     showed ``stateful-agent: 0%| | 0/48`` under a run that had finished, then a stderr box of spaces left by the
     bar clearing itself. The frames now update one display output in place, which the cleared bar leaves empty;
@@ -222,7 +222,7 @@ def test_a_run_in_a_live_kernel_leaves_no_progress_frames_in_the_saved_notebook(
 
 
 def test_the_display_line_shows_what_a_terminal_would_and_sends_only_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 20, ``_DisplayLine`` as a file: text written in pieces joins up to the next carriage return
+    """``_DisplayLine`` as a file: text written in pieces joins up to the next carriage return
     (what a terminal shows is the text after the last ``\\r``), the spaces a bar pads a shorter frame with are not
     sent, the same line twice is sent once, and ``write`` returns the number of characters written (io's
     contract). tqdm draws the full bar in Unicode blocks (U+2588) into it, as in a terminal, not in ``#``."""
@@ -285,7 +285,7 @@ def _resumed_lines(page: str) -> list[str]:
 
 def test_a_gate_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(
         resumed_and_clean: tuple[Any, Any]) -> None:
-    """Review G26: ``oloproof gate`` printed the line under its table, but ``op.gate(run)`` in a notebook showed a
+    """Before, ``oloproof gate`` printed the line under its table, but ``op.gate(run)`` in a notebook showed a
     PASS of a run whose case run in flight had a second chance without a word, in its HTML and its text."""
     import oloproof_nb as op
 
@@ -317,7 +317,7 @@ def test_the_view_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
 
 def test_the_text_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(
         resumed_and_clean: tuple[Any, Any]) -> None:
-    """Review F29: the run's HTML, its gate and ``oloproof gate`` said the case run in flight ran again, but
+    """Before, the run's HTML, its gate and ``oloproof gate`` said the case run in flight ran again, but
     ``print(run)`` (and a notebook's plain-text output) said nothing of it. Its text now gives the same line under
     the run's own; a run never stopped, and a pool without such a run, show one line as before."""
     import oloproof_nb as op
@@ -330,7 +330,7 @@ def test_the_text_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
 
 
 def test_a_gate_of_a_pooled_run_says_which_runs_it_pooled(resumed_and_clean: tuple[Any, Any]) -> None:
-    """Review R20: ``print(op.gate(pool))`` of two 6-case runs showed ``n=12`` and no word that two runs were
+    """Before, ``print(op.gate(pool))`` of two 6-case runs showed ``n=12`` and no word that two runs were
     pooled, so it read as 12 cases of one run. The text and the HTML now name the runs, in the pool's order; a
     gate of one run says nothing of pooling."""
     import oloproof_nb as op
@@ -349,7 +349,7 @@ def test_a_gate_of_a_pooled_run_says_which_runs_it_pooled(resumed_and_clean: tup
 
 def test_a_second_run_of_a_class_typed_in_a_cell_says_why_nothing_came_from_the_cache(make_suite: Any,
                                                                                       tmp_path: Path) -> None:
-    """Review U13: a class defined in no file has no code fingerprint and is never cached (README section 3), so
+    """A class defined in no file has no code fingerprint and is never cached (README section 3), so
     each run replays live; the run's summary (its repr and HTML) now says why, as the run command does for a
     system without ``version`` (tests/test_cli_frictions.py)."""
     from _booking_desk import booking_desk
@@ -372,7 +372,7 @@ def test_a_second_run_of_a_class_typed_in_a_cell_says_why_nothing_came_from_the_
 
 def test_the_text_of_a_run_shows_its_abrupt_end_as_written_not_as_terminal_codes(make_suite: Any,
                                                                                  tmp_path: Path) -> None:
-    """Mutation round 35: ``print(run)`` gives the abrupt-end line of its manifest (review F29); a manifest written
+    """``print(run)`` gives the abrupt-end line of its manifest; a manifest written
     by hand (or by another tool) may hold a terminal's control codes there, which the line shows as written (as the
     gate's text and ``oloproof gate`` do), never sends to the terminal."""
     import json
@@ -411,8 +411,8 @@ def test_the_gate_and_compare_text_reprs_end_no_row_with_a_space(make_suite: Any
 
 
 def test_the_html_of_a_pool_holding_an_unfinished_run_names_that_run(make_suite: Any, tmp_path: Path) -> None:
-    """Review L5: a finished run pooled with one stopped after 2 of its 4 cases showed ``not finished (resume it)``,
-    naming none of the two, where its gate names the one to resume (review R61); it now names it as the gate does.
+    """Before, a finished run pooled with one stopped after 2 of its 4 cases showed ``not finished (resume it)``,
+    naming none of the two, where its gate names the one to resume; it now names it as the gate does.
     A run of its own keeps its words."""
     import oloproof_nb as op
 

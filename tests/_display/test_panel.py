@@ -31,7 +31,7 @@ class Desk:
 
 def test_a_recorded_model_call_is_named_as_its_fault_replay_names_it(make_suite: Callable[..., Path],
                                                                      tmp_path: Path) -> None:
-    """Review U3: the panel listed the example's recorded ``parse_request`` call as ``assistant:`` while the
+    """Before, the panel listed the example's recorded ``parse_request`` call as ``assistant:`` while the
     fault-replay view beside it (and the steps frame's ``tool`` column) named it ``parse_request``. A message
     without a recorded call keeps its role."""
     folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
@@ -60,7 +60,7 @@ class Raises:
 
 def test_a_case_with_no_steps_says_so_instead_of_drawing_empty_tables(make_suite: Callable[..., Path],
                                                                        tmp_path: Path) -> None:
-    """Review U9: the panel of a case whose system raised drew a steps table and a compared-paths table with a
+    """Before, the panel of a case whose system raised drew a steps table and a compared-paths table with a
     header row and no rows, under no heading (the text ``repr`` leaves both out). The HTML names each section;
     no steps is said in words, and no compared path leaves the section out."""
     folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
@@ -75,7 +75,7 @@ def test_a_case_with_no_steps_says_so_instead_of_drawing_empty_tables(make_suite
 
 
 def test_a_copy_no_criterion_scores_says_so_in_its_panel(example_suite: Path, tmp_path: Path) -> None:
-    """Review U9: the example's ``ord-018~injected`` (labeled invalid) has no verdict rows; its panel drew an
+    """The example's ``ord-018~injected`` (labeled invalid) has no verdict rows; its panel drew an
     empty verdicts table. It now says no criterion scores the case."""
     run = op.run(op.load_suite(example_suite), out=tmp_path / "out", progress=False)
     assert run.panel("ord-018~injected").verdicts.empty
@@ -93,7 +93,7 @@ def test_a_copy_no_criterion_scores_says_so_in_its_panel(example_suite: Path, tm
 
 def test_criteria_named_like_the_epoch_tables_columns_keep_their_verdicts(make_suite: Callable[..., Path],
                                                                           tmp_path: Path) -> None:
-    """Review R25: the epochs table joined the verdicts on ``epoch`` by name, so a criterion named ``answer``
+    """Before, the epochs table joined the verdicts on ``epoch`` by name, so a criterion named ``answer``
     (Inspect AI's built-in scorer ``answer()``), ``status`` or ``epoch`` broke the panel of any case with epochs:
     KeyError 'answer' from its text, ValueError "cannot insert epoch, already exists" from both views. By hand:
     the system answers "yes" in epoch 1 and "no" in epoch 2, so every criterion passes then fails."""
@@ -115,7 +115,7 @@ def test_criteria_named_like_the_epoch_tables_columns_keep_their_verdicts(make_s
 
 def test_the_epochs_table_is_in_epoch_order_and_colours_only_the_verdicts(make_suite: Callable[..., Path],
                                                                           tmp_path: Path) -> None:
-    """Mutation round 35: the epochs side by side are listed by epoch whatever order the run's rows come in (a
+    """The epochs side by side are listed by epoch whatever order the run's rows come in (a
     resumed run records an epoch run again after later ones), each with its own verdicts; in the HTML only the
     verdict cells are coloured, not the tool-call count before them. By hand: the scripted system answers "yes" in
     epoch 1 (passes) and "no" in epochs 2 and 3 (fails), with no tool call."""
@@ -137,7 +137,7 @@ def test_the_epochs_table_is_in_epoch_order_and_colours_only_the_verdicts(make_s
 
 def test_a_verdict_line_without_a_reason_ends_at_its_criterion(make_suite: Callable[..., Path],
                                                                tmp_path: Path) -> None:
-    """Review U16: a passing criterion with no reason was printed ``PASS    answer_matches `` (a trailing space, which
+    """Before, a passing criterion with no reason was printed ``PASS    answer_matches `` (a trailing space, which
     a copied line or a diff of two panels carries along). A line with a reason keeps it after one space."""
     folder = make_suite([{"id": "c1", "input": {"plan": [True, False], "calls": [0, 0]}, "initial_state": {},
                           "expected": {"answer": "done"}},

@@ -194,7 +194,7 @@ def test_modules_below_the_display_layer_never_import_plots(module: str) -> None
     assert not [n for n in names if "matplotlib" in n or n.endswith(":plots") or n == "plots"]
 
 
-# --- readability (review N, section C) ----------------------------------------------------------------------------
+# --- readability -------------------------------------------------------------------------------------------------
 
 def _support_labels(ax: Any) -> list[Any]:
     return [t for t in ax.texts if t.get_text().startswith("n=")]
@@ -223,7 +223,7 @@ def one_bin_frame(supports: list[int]) -> pd.DataFrame:
 @pytest.mark.parametrize("first", [12, 100, 1000], ids=["2-digit", "3-digit", "4-digit"])
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
 def test_support_labels_never_overlap(k: int, first: int, small: bool) -> None:
-    """Review N C1: the supports of criteria in one bin ran together ("n=41n=41"; more digits, worse)."""
+    """Before, the supports of criteria in one bin ran together ("n=41n=41"; more digits, worse)."""
     mixed = [first + 7 * j for j in range(k)]  # all different
     ax = None
     if small:  # the notebook's smaller figure
@@ -249,7 +249,7 @@ def test_a_shared_support_is_written_once_per_bin() -> None:
 
 
 def test_every_criterion_of_a_slice_plot_is_told_apart_past_the_eight_colours() -> None:
-    """Review R32: with 10 criteria the 9th and 10th were drawn and listed in the legend as the 1st and 2nd (the
+    """Before, with 10 criteria the 9th and 10th were drawn and listed in the legend as the 1st and 2nd (the
     same colour, the same disc), so no reader could tell whose bars they were."""
     ax = plots.slices(one_bin_frame([41] * 10))
     legend = [(to_hex(h.get_color()), h.get_marker()) for h in ax.get_legend().legend_handles[:10]]
@@ -263,7 +263,7 @@ def test_every_criterion_of_a_slice_plot_is_told_apart_past_the_eight_colours() 
 @pytest.mark.parametrize(("bins", "criteria", "width"),
                          [(3, 1, 6.0), (51, 1, 40.0), (51, 10, 40.0), (8, 2, 1.1 * 8 * 2**0.5 + 2.5)])
 def test_a_slice_plot_is_as_wide_as_its_bins_need_up_to_40_inches(bins: int, criteria: int, width: float) -> None:
-    """Review R32: the width grew with the bins without end (1,000 edges: a picture 143,480 pixels wide). By hand:
+    """Before, the width grew with the bins without end (1,000 edges: a picture 143,480 pixels wide). By hand:
     1.1 · bins · √criteria + 2.5 inches, at least 6, at most 40 (51 bins of 10 criteria: 180 asked)."""
     rows = [["x", f"bin {b}", f"criterion_{j}", 30, 0.7, 0.55, 0.82, False, "cluster_t"]
             for b in range(bins) for j in range(criteria)]
@@ -273,7 +273,7 @@ def test_a_slice_plot_is_as_wide_as_its_bins_need_up_to_40_inches(bins: int, cri
 
 
 def test_a_slice_plot_s_markers_go_round_by_eights_and_start_again_past_forty_criteria() -> None:
-    """Mutation round 37: the 8-colour test tells 10 criteria apart, which a shape changed one criterion early, or a
+    """The 8-colour test tells 10 criteria apart, which a shape changed one criterion early, or a
     square for the first round, also did. By hand: criteria 1-8 discs (the legend's "few clusters" disc too), 9-16
     squares, 17-24 triangles, 25-32 diamonds, 33-40 downward triangles, and the 41st a disc again (five rounds of 8
     colours; before the wrap it raised IndexError)."""
@@ -287,7 +287,7 @@ def test_a_slice_plot_s_markers_go_round_by_eights_and_start_again_past_forty_cr
 
 
 def test_empty_criteria_are_labeled_in_their_own_colour() -> None:
-    """Review N C2: grey "n=0 n=0" said nothing of whose rows were missing."""
+    """Before, grey "n=0 n=0" said nothing of whose rows were missing."""
     ax = plots.slices(slice_frame())  # b has no rows in [1, 2)
     legend = {t.get_text(): to_hex(h.get_color()) for t, h in zip(ax.get_legend().get_texts(),
                                                                     ax.get_legend().legend_handles, strict=True)}
@@ -315,7 +315,7 @@ def _dark_pixels(ax: Any, x0: float, x1: float, y: float, half_height: float) ->
 
 
 def test_the_threshold_does_not_hide_a_close_interval_end() -> None:
-    """Review N C3: an opaque black threshold bar at 0.85 swallowed the cap at ci_low 0.857 (the only PASS)."""
+    """Before, an opaque black threshold bar at 0.85 swallowed the cap at ci_low 0.857 (the only PASS)."""
     table = GATE.iloc[[0, 2]].reset_index(drop=True)
     table.loc[1, ["ci_low", "threshold", "verdict"]] = [0.857, 0.85, "PASS"]
     fig, ax = plt.subplots(figsize=(8, 2.5), dpi=100, layout="constrained")
@@ -346,7 +346,7 @@ def compare_frame(margin: float = 0.15) -> pd.DataFrame:
 
 
 def test_the_margin_line_does_not_hide_a_close_interval_end() -> None:
-    """Review N C3: the dashed −margin line at −0.15 sat on the caps at −0.142 and −0.148."""
+    """Before, the dashed −margin line at −0.15 sat on the caps at −0.142 and −0.148."""
     fig, ax = plt.subplots(figsize=(8, 2.5), dpi=100, layout="constrained")
     plots.compare(compare_frame(), ax=ax)
     line = next(line for line in ax.lines if line.get_linestyle() == "--")
@@ -359,7 +359,7 @@ def test_the_margin_line_does_not_hide_a_close_interval_end() -> None:
 
 
 def test_axis_labels_give_the_level_from_the_data_and_the_methods_where_they_differ() -> None:
-    """Review N C4: the slice plot gave no level, the validity plot no level, the gate plot not its methods."""
+    """Before, the slice plot gave no level, the validity plot no level, the gate plot not its methods."""
     from types import SimpleNamespace
 
     g = SimpleNamespace(table=GATE, release=SimpleNamespace(confidence=0.9), verdict="BLOCK", reason="")
@@ -392,7 +392,7 @@ def test_axis_labels_give_the_level_from_the_data_and_the_methods_where_they_dif
 
 
 def test_the_compare_axis_is_in_percentage_points_and_the_legend_gives_the_margin() -> None:
-    """Review N C5: "−50%" for a difference of rates; "−margin" without its value."""
+    """Before: "−50%" for a difference of rates; "−margin" without its value."""
     ax = plots.compare(compare_frame(0.15))
     ax.figure.canvas.draw()
     ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
@@ -406,7 +406,7 @@ def test_the_compare_axis_is_in_percentage_points_and_the_legend_gives_the_margi
 
 
 def test_pass_and_fail_differ_by_shape_too() -> None:
-    """Review N C6: red and green discs told pass from fail by colour alone."""
+    """Before, red and green discs told pass from fail by colour alone."""
     ax = plots.gate(GATE)
     shape = {v: b.lines[0].get_marker() for v, b in zip(GATE["verdict"], errorbars(ax), strict=False)}
     assert len({shape["PASS"], shape["FAIL"], shape["INSUFFICIENT_EVIDENCE"], shape["REPORT_ONLY"]}) == 4
@@ -423,7 +423,7 @@ def test_pass_and_fail_differ_by_shape_too() -> None:
 
 
 def test_a_name_is_drawn_as_written_on_one_line() -> None:
-    """Review R7: a criterion name is the suite's, and the plot drew its line breaks (a name ``x`` + eight line
+    """A criterion name is the suite's, and the plot drew its line breaks (a name ``x`` + eight line
     breaks + ``state_matches`` stood over its neighbours' rows, beside their verdicts) and its control characters
     (missing glyphs). Each is now drawn as its escape, as the terminal and the reports show it; a ``$`` still
     draws as a dollar."""
@@ -456,7 +456,7 @@ def test_a_long_reason_in_the_title_is_wrapped_and_the_axes_keep_their_size(tmp_
 
 
 def test_no_rows_are_marked_midway_where_no_one_reads_a_rate_of_zero() -> None:
-    """Review U19: ``n=0`` and ``no cases`` at the foot of the axis, beside a bar at 0%, read as a rate of 0."""
+    """Before, ``n=0`` and ``no cases`` at the foot of the axis, beside a bar at 0%, read as a rate of 0."""
     frame = pd.concat([slice_frame(), pd.DataFrame([{**slice_frame().iloc[0].to_dict(), "bin": "[9, 10)",
                                                     "lower": 9, "upper": 10, "support": 0, "rate": np.nan,
                                                     "ci_low": np.nan, "ci_high": np.nan}])], ignore_index=True)
@@ -468,7 +468,7 @@ def test_no_rows_are_marked_midway_where_no_one_reads_a_rate_of_zero() -> None:
 
 
 def test_the_compare_axis_has_minor_ticks_between_its_few_labels() -> None:
-    """Review U19: a narrow axis labeled −50 pp and 0 pp only; the minor ticks read the margin's neighbourhood."""
+    """Before, a narrow axis was labeled −50 pp and 0 pp only; the minor ticks read the margin's neighbourhood."""
     fig, ax = plt.subplots(figsize=(8, 2.5), dpi=100, layout="constrained")
     plots.compare(compare_frame(), ax=ax)
     fig.canvas.draw()

@@ -137,14 +137,14 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert ">Fault replays</h2>" not in text and "No slices declared" in text
     assert text.count("data:image/png;base64,") == 1
     assert "ended in error" not in text  # every case completed: no such section
-    assert "is reduced over each case" not in text  # no pass^k criterion: no note on one (mutation round 12, RP03)
-    assert "(unclustered run, 4 independent cases, 95% intervals)" in text  # 4 cases, one each: mutation round 18
+    assert "is reduced over each case" not in text  # no pass^k criterion: no note on one
+    assert "(unclustered run, 4 independent cases, 95% intervals)" in text  # 4 cases, one each
 
 
 def test_a_suite_with_slices_and_no_criterion_gets_its_report(make_suite: Any, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str],
                                                               plots_not_encoded: None) -> None:
-    """Review R32: a suite with `evaluators: []` and `slices` declared stopped `oloproof report` on `oloproof:
+    """Before, a suite with `evaluators: []` and `slices` declared stopped `oloproof report` on `oloproof:
     internal error: ValueError: list.remove(x)` (exit 2, no report): its slice tables have no row, so no `n/a` bin
     to drop. The report is written, says why the slices show nothing, and exits on its gate (no_criteria: 1)."""
     cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(2)]
@@ -160,7 +160,7 @@ def test_a_suite_with_slices_and_no_criterion_gets_its_report(make_suite: Any, t
 
 
 def test_a_slice_written_with_spaces_is_named_as_its_table_and_plot_name_it(make_suite: Any, tmp_path: Path) -> None:
-    """Review R32: `slices: ["tool_calls: 1, 2"]` was headed as written, while its table and plot say
+    """Before, `slices: ["tool_calls: 1, 2"]` was headed as written, while its table and plot say
     `tool_calls:1,2`, and its Markdown report files were named `slice_tool_calls_ 1- 2.csv` (spaces in a link)."""
     cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(2)]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}], slices=["tool_calls: 1, 2"])
@@ -189,7 +189,7 @@ class Raising:
 
 def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite: Any, tmp_path: Path,
                                                                      plots_not_encoded: None) -> None:
-    """First-hour review U: a report of a run whose system raised said `25 cases (error: 25)` and named neither an
+    """Before, a report of a run whose system raised said `25 cases (error: 25)` and named neither an
     error nor a case; the gate table showed only missing counts."""
     answers = ["boom", "ok", "boom", "ok", "boom"]  # by hand: 3 of 5 raise the same KeyError, c0 first
     cases = [{"id": f"c{i}", "input": {"answer": a, "n": i}, "expected": {"answer": "ok"}}
@@ -204,7 +204,7 @@ def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite:
     raw = (tmp_path / "r_files" / "errors.csv").read_text(encoding="utf-8")
     assert raw.splitlines()[1:] == [f"c{i},1,error,KeyError: 'member'" for i in (0, 2, 4)]  # each case run
 
-    # the commonest message first: 2 case runs raise ValueError after 1 KeyError (mutation round 12, RP07)
+    # the commonest message first: 2 case runs raise ValueError after 1 KeyError
     cases = [{"id": f"c{i}", "input": {"answer": a, "n": i}, "expected": {"answer": "ok"}}
              for i, a in enumerate(["boom", "bang", "bang"])]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
@@ -212,7 +212,7 @@ def test_a_report_lists_the_case_runs_that_ended_in_error_by_message(make_suite:
     rows = [line.split("|")[1].strip() for line in md.read_text(encoding="utf-8").splitlines()
             if line.startswith(("| KeyError", "| ValueError"))]
     assert rows == ["ValueError: bang", "KeyError: 'member'"]
-    # 20 messages are all shown: the table is cut after the 20 commonest (RP08)
+    # 20 messages are all shown: the table is cut after the 20 commonest
     cases = [{"id": f"c{i}", "input": {"answer": f"bang{i:02d}", "n": i}, "expected": {"answer": "ok"}}
              for i in range(20)]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}], system="sysmod:Raising", system_code=RAISING)
@@ -235,7 +235,7 @@ def test_report_errors_are_one_line_exit_2(example_run: op.Run, tmp_path: Path,
 @pytest.mark.parametrize("where", ["folder", "files folder"])
 def test_a_file_where_the_report_needs_a_folder_says_which(example_run: op.Run, tmp_path: Path, where: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """CLI review: ``--out f/r.html`` with f a file, or ``--out r.md`` with r_files a file, said only
+    """Before, ``--out f/r.html`` with f a file, or ``--out r.md`` with r_files a file, said only
     ``f: File exists``."""
     if where == "folder":
         (tmp_path / "f").write_text("mine", encoding="utf-8")
@@ -252,7 +252,7 @@ def test_a_file_where_the_report_needs_a_folder_says_which(example_run: op.Run, 
 
 def test_a_markdown_report_named_in_bytes_that_are_not_utf8_links_its_files(example_run: op.Run,
                                                                             tmp_path: Path) -> None:
-    """Reliability review R11: ``--out r\\xff.md`` (a Latin-1 name, read as ``r\\udcff.md``) was an internal
+    """Before, ``--out r\\xff.md`` (a Latin-1 name, read as ``r\\udcff.md``) was an internal
     error (UnicodeEncodeError in the link's percent-encoding) after its tables and plots were written. The links
     now name the files by their bytes (``r%FF_files/gate.csv``): each finds its file, and the page is UTF-8."""
     import os
@@ -495,7 +495,7 @@ def test_a_report_names_the_reduction_and_the_cases_a_slice_left_out(tmp_path: P
 
 
 def test_the_raw_errors_of_a_pooled_run_say_which_run_each_is_of(make_suite: Any, tmp_path: Path) -> None:
-    """Review R61: two runs of a suite whose c0 raises, pooled: errors.csv held the row ``c0,1,error,…`` twice, the
+    """Two runs of a suite whose c0 raises, pooled: errors.csv once held the row ``c0,1,error,…`` twice, the
     same words for two case runs, and named no run (the failing-cases tables of the same report do)."""
     cases = [{"id": f"c{i}", "input": {"answer": a, "n": i}, "expected": {"answer": "ok"}}
              for i, a in enumerate(["boom", "ok"])]
@@ -518,8 +518,8 @@ def test_the_header_of_a_pooled_run_says_it_is_pooled(make_suite: Any, tmp_path:
 
 def test_the_gate_section_of_a_pooled_run_says_what_its_n_counts(make_suite: Any, tmp_path: Path,
                                                                  plots_not_encoded: None) -> None:
-    """Review U14: the report of two runs of a 3-case suite pooled showed ``n`` 6 in its gate table and no word,
-    under the verdict, of what n counts, where ``print(op.gate(pool))`` and its HTML say it (review R20): a
+    """Before, the report of two runs of a 3-case suite pooled showed ``n`` 6 in its gate table and no word,
+    under the verdict, of what n counts, where ``print(op.gate(pool))`` and its HTML say it: a
     reader of the report took 6 for six cases. Both reports now say it in the gate section, before the table; the
     report of one run says nothing of pooling."""
     root = make_suite([{"id": f"c{i}", "input": {"tag": str(i)}, "expected": {"answer": "ok"}} for i in range(3)],
@@ -596,10 +596,10 @@ def test_a_line_quoting_the_run_is_text_in_the_html_report(make_suite: Any, tmp_
 def test_a_report_a_read_only_folder_refuses_names_the_path_given(example_run: op.Run, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch,
                                                                   plots_not_encoded: None) -> None:
-    """First-hour review: on a read-only file system the error named ``.r.html.e099a964.tmp``, a file the user
+    """Before, on a read-only file system the error named ``.r.html.e099a964.tmp``, a file the user
     never typed: removing the temporary file that was never made failed too (an unlink there answers EROFS, not
     "no such file"), and that error replaced the first. Simulated here: a mount cannot be made read-only in a test.
-    Only what writes is refused, as on such a mount (mutation round 16: every open was, the run's frames too, so the
+    Only what writes is refused, as on such a mount (a mutant refusing every open, the run's frames too, let the
     test passed only after another test had read them, and alone failed with "the run changed after it was
     loaded")."""
     import errno
@@ -626,7 +626,7 @@ def test_a_report_a_read_only_folder_refuses_names_the_path_given(example_run: o
 def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_run: op.Run, tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """Opening a run folder without its columnar copy builds it: a wrong --out wrote frames/ into the folder
-    and then exited 2, a user's mistake that changed the input (docs review)."""
+    and then exited 2, a user's mistake that changed the input."""
     import shutil
 
     copy = tmp_path / "run"
@@ -636,7 +636,7 @@ def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_
     assert main(["report", str(copy), "--out", str(tmp_path / "r.txt")]) == 2
     assert ".html or .md, not '.txt'" in capsys.readouterr().err
     assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
-    # Review R32: a folder at --out was refused only after the report was made, a Markdown one's plots and tables
+    # a folder at --out was once refused only after the report was made, a Markdown one's plots and tables
     # left in <stem>_files/ beside it and the run's frames/ built; now refused first, in one line, nothing made
     for name in ("folder.md", "folder.html"):
         (tmp_path / name).mkdir()
@@ -650,7 +650,7 @@ def test_a_bad_report_suffix_is_refused_before_the_run_folder_is_opened(example_
 
 def test_the_report_says_why_and_by_which_settings(example_run: op.Run, tmp_path: Path,
                                                    plots_not_encoded: None) -> None:
-    """Reader review: the verdict had no reason beside it and no word on which release file made it; a report
+    """Before, the verdict had no reason beside it and no word on which release file made it; a report
     made with another --release looked like the suite's own (a one-criterion release read 'Verdict PASS')."""
     text = write_report(example_run, tmp_path / "own.md").read_text(encoding="utf-8")
     assert text.splitlines()[2] == "**Gate: BLOCK**"  # first, as the HTML has it
@@ -682,7 +682,7 @@ def test_a_threshold_is_shown_with_every_digit_it_has_in_both_reports(example_ru
 
 
 def test_a_minimum_validity_is_shown_with_every_digit_it_has_in_both_reports() -> None:
-    """Review R32: `minimum_validity: 0.9584` was shown as 0.958 in the report's validity table, beside 23 of 24
+    """Before, `minimum_validity: 0.9584` was shown as 0.958 in the report's validity table, beside 23 of 24
     labels valid (0.958) and `checked` empty: the share looked equal to its minimum and the transform unchecked
     for no reason shown. It is the user's number, shown as a threshold is (0.85 keeps its three decimals). And
     `checked` reads `checked` or `no` in both reports (the Markdown one left an unchecked transform's cell empty)."""
@@ -703,7 +703,7 @@ def test_a_minimum_validity_is_shown_with_every_digit_it_has_in_both_reports() -
 
 def test_a_threshold_of_minus_zero_is_shown_and_exported_as_zero(example_run: op.Run, tmp_path: Path,
                                                                  plots_not_encoded: None) -> None:
-    """Review R16: ``threshold: -0.0`` in release.yaml was shown as ``-0.000`` in the gate table and both reports and
+    """Before, ``threshold: -0.0`` in release.yaml was shown as ``-0.000`` in the gate table and both reports and
     written as ``-0.0`` to CSV and JSON; the release file's threshold is 0, so each shows 0."""
     import math
     import warnings
@@ -740,7 +740,7 @@ def test_the_validity_interval_is_rounded_outward_in_both_formats(example_run: o
 
 def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tmp_path: Path,
                                                          plots_not_encoded: None) -> None:
-    """Reader review: the false-success report showed only 'outcome_verified 2/6 FAIL'; which artifact was
+    """Before, the false-success report showed only 'outcome_verified 2/6 FAIL'; which artifact was
     missing, stale, wrong or rejected was nowhere."""
     root = init_example("false-success", tmp_path / "suite")
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
@@ -751,14 +751,14 @@ def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tm
     for case_id, status in zip(expected["case_id"], expected["status"], strict=True):
         assert re.search(rf"\| {re.escape(case_id)} +\| [^|]+\| {status} ", section), (case_id, status)
     assert "the 4 receipt(s) not verified" in section and "| fs-01 " not in section
-    # a receipt still waiting is not verified either: it is listed with the 4 (mutation round 12, RP05)
+    # a receipt still waiting is not verified either: it is listed with the 4
     receipts = run.receipts
     receipts.loc[receipts["case_id"] == "fs-01", "status"] = "waiting"
     run.receipts = receipts
     waiting = write_report(run, tmp_path / "w.md").read_text(encoding="utf-8")
     assert "the 5 receipt(s) not verified" in waiting and re.search(r"\| fs-01 +\| [^|]+\| waiting ", waiting)
     # 50 receipts not verified (the 5 above, 11 × 4 copies of the failed ones and 1 more) are all listed: the cut
-    # is after 50 (RP06)
+    # is after 50
     failed = receipts[~receipts["status"].isin(["verified", "waiting"])]
     run.receipts = pd.concat([receipts, *[failed] * 11, failed.iloc[:1]], ignore_index=True)
     fifty = write_report(run, tmp_path / "f.md").read_text(encoding="utf-8")
@@ -768,7 +768,7 @@ def test_a_run_with_receipts_lists_each_one_not_verified(example_run: op.Run, tm
 
 def test_the_replay_table_counts_the_failed_replays_by_reason(example_run: op.Run, tmp_path: Path,
                                                               plots_not_encoded: None) -> None:
-    """Reader review: 'constraint_broken 24' of 37 failed replays read as an undercount; the other 13 failed for
+    """Before, 'constraint_broken 24' of 37 failed replays read as an undercount; the other 13 failed for
     another reason the report did not name (the 38th replay, of ord-018~injected, is of a copy no criterion
     scores: not counted, see the test below)."""
     failed = example_run.replays[example_run.replays["verdict"] != "pass"]
@@ -822,7 +822,7 @@ def test_a_reason_that_blocks_whatever_the_table_says_is_said_once(example_run: 
 def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_report_is(
         example_run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
         plots_not_encoded: None) -> None:
-    """Adversary review S: `oloproof report RUN --out suite/README.md` replaced the suite's own README, exit 0."""
+    """Before, `oloproof report RUN --out suite/README.md` replaced the suite's own README, exit 0."""
     mine = tmp_path / name
     mine.write_text("# My suite\n\nNotes I wrote.\n", encoding="utf-8")
     assert main(["report", str(example_run.directory), "--out", str(mine)]) == 2
@@ -843,7 +843,7 @@ def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_repo
 
 def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch, plots_not_encoded: None) -> None:
-    """Fresh-eyes review F2: a file the report could not read (mode 000 for another user) was taken for no file of
+    """Before, a file the report could not read (mode 000 for another user) was taken for no file of
     the user's and replaced. One that cannot be read cannot be told from the user's: it is kept."""
     import builtins
 
@@ -866,7 +866,7 @@ def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path
 @pytest.mark.parametrize(("name", "text"), [
     ("notes.md", "Notes on the oloproof report\n"),
     ("notes.md", "x" * 5000 + "\n# oloproof report — pasted\n"),
-    # mutation review M4: the title anywhere in the first 4 KiB made a file a report, so this README was replaced
+    # a mutant: the title anywhere in the first 4 KiB made a file a report, so this README was replaced
     ("README.md", "# My suite\n\nHow to read the oloproof report — start with the gate table.\n"),
     ("notes.md", "## oloproof report — a second-level heading of mine\n"),
     ("index.html", "<!DOCTYPE html>\n<html><head><title>My notes</title></head>\n"
@@ -886,7 +886,7 @@ def test_only_a_file_that_starts_as_a_report_is_replaced(example_run: op.Run, tm
 
 def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.Run, tmp_path: Path,
                                                                plots_not_encoded: None) -> None:
-    """Review R7: the gate's sentence is the report's own prose (markup: **BLOCK**), and it quoted the gate's reason
+    """The gate's sentence is the report's own prose (markup: **BLOCK**), and it quoted the gate's reason
     as it was. A reason quotes the run — a do-nothing run's id, an Inspect AI log's early-stopping manager — so a
     run id ``<img src=x onerror=…>`` was an image with a script in report.md, ``[details](https://…)`` a link,
     backticks code in the HTML report, and an ESC a command to a terminal showing report.md. The reason is now
@@ -915,7 +915,7 @@ def test_a_gate_reason_quoting_the_run_is_text_in_both_reports(example_run: op.R
 
 def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path, plots_not_encoded: None) -> None:
     """20 copies labeled invalid (a transform checked at minimum_validity 0: every pair labeled): the report
-    lists all 20, with no "…" (it cuts the list after 20; mutation round 12, RP02)."""
+    lists all 20, with no "…" (it cuts the list after 20)."""
     from _metamorphic_systems import case, mm_suite, transform
 
     ids = [f"c{i:02d}" for i in range(20)]
@@ -931,7 +931,7 @@ def test_twenty_copies_left_out_are_listed_whole(make_suite: Any, tmp_path: Path
 
 def test_the_slice_table_keeps_the_n_a_bin_when_it_holds_cases() -> None:
     """Cases the slice cannot place (bin n/a) are a column of the report's slice table when there are any, and
-    left out when there are none (mutation round 12, RP09); an empty bin reads "—", a bin of one case its rate."""
+    left out when there are none; an empty bin reads "—", a bin of one case its rate."""
     from oloproof_nb._display.report import _slice_display
 
     def table(na_support: int) -> pd.DataFrame:
@@ -940,15 +940,14 @@ def test_the_slice_table_keeps_the_n_a_bin_when_it_holds_cases() -> None:
                              "ci_high": [float("nan"), 0.9], "few_clusters": [False, True],
                              "reduce": ["mean", "mean"]})
 
-    shown = _slice_display(table(1))  # one case is a bin with support, not an empty one (RP10)
+    shown = _slice_display(table(1))  # one case is a bin with support, not an empty one
     assert list(shown.columns) == ["criterion", "<2", "n/a"]
     assert shown.iloc[0].tolist() == ["a", "—", "0.500 [0.100, 0.900] n=1 †"]
     assert list(_slice_display(table(0)).columns) == ["criterion", "<2"]
 
 
 def test_a_row_without_an_interval_shows_an_empty_interval_cell() -> None:
-    """A gate row with no interval (no_evidence: no rows) shows an empty cell, never an interval of NaN
-    (mutation round 12, RP13)."""
+    """A gate row with no interval (no_evidence: no rows) shows an empty cell, never an interval of NaN."""
     from oloproof_nb._display.report import _intervals
 
     nan = float("nan")
@@ -958,7 +957,7 @@ def test_a_row_without_an_interval_shows_an_empty_interval_cell() -> None:
 def test_a_folder_of_the_user_beside_a_markdown_report_is_kept(example_run: op.Run, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str],
                                                                 plots_not_encoded: None) -> None:
-    """Review R32: `--out notes.md` beside the user's own notes_files/ (a folder of notes and their tables) replaced
+    """Before, `--out notes.md` beside the user's own notes_files/ (a folder of notes and their tables) replaced
     its gate.csv, exit 1. A <stem>_files/ that holds anything is the report's only when an earlier report stands
     at --out; else refused in one line, exit 2, nothing written. An empty one, or one an earlier report owns, is
     written into."""
@@ -990,7 +989,7 @@ def test_a_folder_of_the_user_beside_a_markdown_report_is_kept(example_run: op.R
 
 def test_an_html_report_beside_a_folder_of_its_stem_is_written_and_leaves_the_folder_alone(
         example_run: op.Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 37: only a Markdown report writes into ``<stem>_files/``; an HTML one embeds its plots. So
+    """Only a Markdown report writes into ``<stem>_files/``; an HTML one embeds its plots. So
     ``--out notes.html`` beside the user's ``notes_files/`` (no earlier report there) is written, exit 1 on the
     example's BLOCK, and the folder keeps just its file: checked for HTML too, it was refused (exit 2)."""
     notes = tmp_path / "notes_files"
@@ -1004,7 +1003,7 @@ def test_an_html_report_beside_a_folder_of_its_stem_is_written_and_leaves_the_fo
 
 
 def test_a_named_pipe_at_out_owns_no_folder_of_files_and_is_never_opened_to_ask(tmp_path: Path) -> None:
-    """Mutation round 37: whether an earlier report stands at ``--out`` is read from the file only when it is a
+    """Whether an earlier report stands at ``--out`` is read from the file only when it is a
     regular file. A named pipe at ``r.md`` beside an ``r_files/`` holding the user's file is no earlier report:
     refused in one line, the pipe never opened (opened to read, it waits for a writer for ever)."""
     import os
@@ -1025,7 +1024,7 @@ def test_a_named_pipe_at_out_owns_no_folder_of_files_and_is_never_opened_to_ask(
 def test_a_markdown_report_never_writes_through_a_link_beside_it(example_run: op.Run, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str],
                                                                  plots_not_encoded: None) -> None:
-    """Reliability review R10: a link in ``r_files/`` named as one of the report's files (``gate.csv``, a folder
+    """Before, a link in ``r_files/`` named as one of the report's files (``gate.csv``, a folder
     copied or unpacked with its links) had the report's table written into the file it pointed to, outside the
     folder; an ``r_files`` that is a link had every plot and table written into the folder it pointed to. A link
     in ``r_files/`` is replaced by the report's file; an ``r_files`` link is refused, nothing written."""
@@ -1343,7 +1342,7 @@ def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_i
                                                                                         tmp_path: Path,
                                                                                         plots_not_encoded: None,
                                                                                         ) -> None:
-    """Mutation round 24: clusters and cases in the order they first appear, not sorted (K before B, zeta before
+    """Clusters and cases in the order they first appear, not sorted (K before B, zeta before
     alpha), each cluster's cases and each case's rows together (alpha after zeta, though mid comes between);
     pass^2 of a case (by hand: 0 for zeta and alpha, 1 pass of 3 epochs, and 1/3 for mid, C(2,2)/C(3,2)) names
     its epochs, its verdicts (fail, then missing) and each reason once; the prose says what the epoch column is,
@@ -1385,7 +1384,7 @@ def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_i
 def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch(make_suite: Any,
                                                                                tmp_path: Path,
                                                                                     plots_not_encoded: None) -> None:
-    """Mutation round 24: two runs of 3 epochs pooled: a case's rows by run, then epoch, with both columns (run_id
+    """Two runs of 3 epochs pooled: a case's rows by run, then epoch, with both columns (run_id
     before epoch) and both explained; a run of 1 epoch pooled with one of 3 still shows the epoch column."""
     root = _planned_root(make_suite)
     suite = op.load_suite(root)
@@ -1416,7 +1415,7 @@ def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch
 def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(make_suite: Any, tmp_path: Path,
                                                                            failing: int,
                                                                            plots_not_encoded: None) -> None:
-    """Mutation round 24, the cap of 20: 20 failing cases (of 22, by hand) are all listed with no "more"; 21 list
+    """The cap of 20: 20 failing cases (of 22, by hand) are all listed with no "more"; 21 list
     the first 20 "and 1 more"."""
     cases = [{"id": f"c{i:02d}", "input": {"answer": "no" if i < failing else "ok", "n": i},
               "expected": {"answer": "ok"}} for i in range(22)]
@@ -1435,7 +1434,7 @@ def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(mak
 
 def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Path,
                                                                     plots_not_encoded: None) -> None:
-    """Mutation round 24 (a bug): two runs of 2 epochs pooled, the second taking every fault replay from the
+    """A bug a mutant showed: two runs of 2 epochs pooled, the second taking every fault replay from the
     replay cache. The gate counts each repeated replay once (pass^2 of 2 tries a case); the report listed its
     epochs twice, ``2, 2 of 2``. By hand (the desk recovers in epoch e of case n when (n + e) % 3 != 0): b1, b4
     and b7 fail epoch 2, b2 and b5 epoch 1. pass^4 reduces no case (2 tries each), and lists none."""
@@ -1463,7 +1462,7 @@ def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Pa
 
 def test_m24_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text(make_suite: Any,
                                                                                 tmp_path: Path) -> None:
-    """Mutation round 24: a gated criterion with no row (a fault_recovery whose tool no case called) gets a note
+    """A gated criterion with no row (a fault_recovery whose tool no case called) gets a note
     and no table; its reason quotes the tool's name, the user's text (`**`, `<i>`, `|`, backticks), shown as it is
     in both reports, never as markup, and no empty table or raw file stands under it. A criterion passed (gated,
     or REPORT_ONLY) with no row that did not pass is not listed."""
@@ -1491,7 +1490,7 @@ def test_m24_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text
 
 def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_again(tmp_path: Path,
                                                                                       plots_not_encoded: None) -> None:
-    """Review G26: only ``oloproof gate`` said a run's case run in flight ran again after a kill; a report of its
+    """Before, only ``oloproof gate`` said a run's case run in flight ran again after a kill; a report of its
     PASS said nothing. Both formats now say it in the gate's section, and a report of a run never stopped does
     not."""
     from _reliability_systems import EVALUATORS, killed_then_resumed, standard_cases, write_suite
@@ -1519,7 +1518,7 @@ def test_a_report_of_a_run_resumed_after_a_kill_says_its_case_run_in_flight_ran_
 def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_given(make_suite: Any,
                                                                                   tmp_path: Path,
                                                                                plots_not_encoded: None) -> None:
-    """Review R23: a run made while release.yaml was loosened (answer_matches 0.1), the file put back (0.9): a
+    """A run made while release.yaml was loosened (answer_matches 0.1), the file put back (0.9): a
     report given the loosened settings in code said nothing of them (they equal the run's own); now it says they
     were given, and weaker than the file as it is now, not that they were the run's stored ones."""
     cases = [{"id": f"c{i}", "input": {"answer": "done" if i < 8 else "oops", "n": i}, "expected": {"answer": "done"}}
@@ -1536,7 +1535,7 @@ def test_a_report_given_settings_weaker_than_release_yaml_now_says_they_were_giv
 
 def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path, plots_not_encoded: None) -> None:
     """``oloproof gate`` warns on stderr, and ``op.gate`` in a notebook, when a label file (or release.yaml, the case
-    file) of the suite changed since the run; the report file said nothing of it (review R24): a copy the labels
+    file) of the suite changed since the run; the report file said nothing of it: a copy the labels
     now call valid, whose failing rows the run leaves out, read as an ordinary 'Copies labeled invalid' line."""
     root = init_example("stateful-agent", tmp_path / "suite")
     run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
@@ -1555,7 +1554,7 @@ def test_a_report_says_what_changed_in_the_suite_since_the_run(tmp_path: Path, p
 
 def test_a_report_says_each_change_in_the_suite_since_the_run(make_suite: Any, tmp_path: Path,
                                                               plots_not_encoded: None) -> None:
-    """Mutation round 36: the test above changes one file; a gate may hold several changes (``Gate.drift``), and the
+    """The test above changes one file; a gate may hold several changes (``Gate.drift``), and the
     report writes each on a line of its own. release.yaml (a threshold) and the case file (a case added) both
     changed after the run: two lines, one naming each file."""
     cases = [{"id": f"c{i}", "input": {"answer": "done", "n": i}, "expected": {"answer": "done"}} for i in range(6)]

@@ -126,7 +126,7 @@ def test_the_room_of_a_cut_name_is_measured_as_written_with_its_escapes() -> Non
 
 
 def test_a_barred_name_as_the_longest_is_cut_to_the_room_its_escapes_leave_and_no_shorter() -> None:
-    """Mutation round F49: the room of the criterion column measured on the names as given (92 characters here,
+    """Before, the room of the criterion column measured on the names as given (92 characters here,
     102 as written with its ten ``\\|``) cut the name ten characters more than it had to (a table of 90 columns),
     and no test saw it. By hand: the other columns take 63 of the 100 (``| `` and `` | 48 | 40   | 1    | 0.833 |
     0.700–0.920 | 0.900 | PASS    |``), so the name keeps 37 as written: ten ``\\|a``, ``recove`` and ``…``."""
@@ -218,7 +218,7 @@ def test_missing_verdicts_of_completed_case_runs_are_said_by_criterion_and_reaso
 
 
 def test_a_pooled_runs_case_that_ended_in_one_run_keeps_its_missing_verdicts_of_another() -> None:
-    """Review R61: pooled (``op.load_runs``), case c1 ended in error in run A (its verdicts are case_error_lines') and
+    """Pooled (``op.load_runs``), case c1 ended in error in run A (its verdicts are case_error_lines') and
     completed in run B, whose check returned None. Matched by (case_id, epoch) alone, run B's missing verdict was
     taken for run A's ended case run and no line said it: by hand, 1 of chk's 4 verdicts is missing in a case run
     that completed."""
@@ -361,7 +361,7 @@ def test_an_interval_is_shown_rounded_outward_everywhere() -> None:
     assert ">0.554<" in cells and ">0.827<" in cells and ">0.555<" in cells
     exact = _gate([{"criterion": "a", "ci_low": 0.555, "ci_high": 0.9}], "PASS")  # a whole thousandth stays
     assert "[0.555, 0.900]" in repr(ShownGate.of(exact))
-    # review finding: ``--wide`` and the ``oloproof compare`` table rounded to nearest (0.555 beside 0.555)
+    # ``--wide`` and the ``oloproof compare`` table rounded to nearest (0.555 beside 0.555)
     wide = gate_table_text(g, wide=True)
     assert "| 0.554 " in wide and "| 0.827 " in wide and "0.555 " in wide
 
@@ -380,7 +380,7 @@ def test_the_compare_table_rounds_its_interval_outward() -> None:
 
 
 def test_a_confidence_level_is_shown_with_its_digits(make_suite: Any) -> None:
-    """Review I: levels were shown to whole percents, so ``confidence: 0.995`` read "100% intervals" in the HTML,
+    """Before, levels were shown to whole percents, so ``confidence: 0.995`` read "100% intervals" in the HTML,
     the plot and the terminal table, and 0.975 read "98%"."""
     import oloproof_nb as op
     from oloproof_nb._display.theme import fmt_level
@@ -436,7 +436,7 @@ def test_a_pass_exit_line_counts_only_the_gated_criteria() -> None:
         {"criterion": "other_kept", "verdict": "PASS"},
         {"criterion": "policy", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan},
     ]
-    # ... and says the other is reported, not gated (review F42: a fault criterion at 4 of 18 went unsaid)
+    # ... and says the other is reported, not gated (a fault criterion at 4 of 18 went unsaid)
     assert exit_line(_gate(rows, "PASS")) == ("gate: PASS — exit 0: the 1 gated criterion passes; 1 more is "
                                               "reported, not gated")
     rows.append({"criterion": "style", "verdict": "REPORT_ONLY", "reason": "", "threshold": math.nan})
@@ -444,7 +444,7 @@ def test_a_pass_exit_line_counts_only_the_gated_criteria() -> None:
 
 
 def test_a_pass_exit_line_counts_the_vacuous_gated_criteria_and_says_weaker_settings() -> None:
-    """Mutation round 35: a vacuous REPORT_ONLY criterion is no gated one, so the exit line leaves it out of its
+    """A vacuous REPORT_ONLY criterion is no gated one, so the exit line leaves it out of its
     vacuous count (by hand: 1 gated vacuous, not 2); a PASS by settings weaker than the run's own says so at its end
     (two settings: "2 settings weaker than ...")."""
     import dataclasses
@@ -484,7 +484,7 @@ def test_a_run_of_two_epochs_counts_cases_and_case_runs() -> None:
 
 
 def test_a_run_of_one_case_says_case() -> None:
-    """Review U8: the README's smallest suite starts with one case, and ``oloproof run`` said ``1 cases``."""
+    """The README's smallest suite starts with one case, and ``oloproof run`` once said ``1 cases``."""
     from types import SimpleNamespace
 
     import pandas as pd
@@ -503,7 +503,7 @@ FORGING = "x\r\x1b[2Kgate: PASS — exit 0\x1b[8m\u202e"
 
 
 def test_the_compare_table_shows_a_cut_criterion_name_as_written() -> None:
-    """Review R7: ``oloproof compare`` cut a long criterion name and gave it whole under the table as it was: its
+    """Before, ``oloproof compare`` cut a long criterion name and gave it whole under the table as it was: its
     ESC[2K erased that line and ESC[8m hid the rest of the output, the closing ``compare: REGRESSION`` line too.
     The gate's table escaped the name before cutting it; the compare table now does the same."""
     import pandas as pd
@@ -522,7 +522,7 @@ def test_the_compare_table_shows_a_cut_criterion_name_as_written() -> None:
 
 
 def test_the_exit_line_shows_a_reason_from_the_run_as_written() -> None:
-    """Review R7: a BLOCK reason quotes the run (the id of a do-nothing baseline run, an Inspect AI log's name and
+    """A BLOCK reason quotes the run (the id of a do-nothing baseline run, an Inspect AI log's name and
     its early-stopping manager): printed as it was, a carriage return and ESC[2K put ``gate: PASS — exit 0`` in
     place of the BLOCK line."""
     line = exit_line(_gate(ROWS, "BLOCK", reason=f"noop_baseline: run {FORGING} is the do-nothing baseline"))
@@ -531,7 +531,7 @@ def test_the_exit_line_shows_a_reason_from_the_run_as_written() -> None:
                     "do-nothing baseline")
 
 
-# -- mutation round 18: gaps a mutant showed ----------------------------------------------------------------
+# -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("clustered", "n", "words"), [
@@ -605,14 +605,14 @@ def test_a_small_threshold_is_shown_as_written_not_in_an_exponent() -> None:
     ([(None, None)], 0, 0, ""),
     ([("v1", "f1")], 6, 0, ""),
     ([("v1", "f1")], 3, 3, ""),
-    ([(None, None)], 6, 0, "both"),  # review F29: it named the version alone, and adding one still cached nothing
+    ([(None, None)], 6, 0, "both"),  # it once named the version alone, and adding one still cached nothing
     ([(None, "f1"), ("v1", None)], 12, 0, "both"),  # neither run could use the cache, each for its own reason
 ], ids=["no-version", "no-fingerprint", "one-of-two-has-a-version", "one-of-two-has-a-fingerprint",
         "neither-has-a-version", "neither-has-a-fingerprint", "no-replays", "no-replays-bare", "cacheable", "cached",
         "no-version-and-no-fingerprint", "one-lacks-a-version-the-other-a-fingerprint"])
 def test_the_uncached_note_is_said_only_when_no_run_of_the_pool_could_use_the_cache(
         members: list[tuple[str | None, str | None]], live: int, cached: int, said: str) -> None:
-    """Mutation round 32: the note says why none of a run's replays came from the cache only where that is so of
+    """The note says why none of a run's replays came from the cache only where that is so of
     every run it holds (a pool with one run of a versioned, fingerprinted system could have used the cache), and
     never for a run that made no replays (``oloproof run`` prints it whatever the replays). The runs here are
     stand-ins holding only what the note reads: each manifest's version and code fingerprint."""

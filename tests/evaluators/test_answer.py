@@ -14,7 +14,7 @@ def _case(answer: Any) -> Case:
     return case_from_mapping({"id": "c1", "input": {}, "expected": {"answer": answer}})
 
 
-# -- mutation round 22 --------------------------------------------------------------------------------------
+# -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
 def test_m22_a_case_that_recorded_no_trajectory_is_missing_not_judged() -> None:

@@ -179,7 +179,7 @@ def test_a_control_replay_must_reproduce_an_ignored_path_another_check_judges(tm
                                                                              pin: dict[str, Any]) -> None:
     """The changes check ignores the stamp, but a ``state_unchanged`` path, a ``paths``-mode path or (for a
     ``subset`` check) a leaf ``expected.state`` names lies under it: those checks judge the faulted replay's state
-    there, so the control must reproduce it. Before (review F16) the control was taken as reproduced and the fault
+    there, so the control must reproduce it. Before, the control was taken as reproduced and the fault
     judged on a state that differs from the recording's at a path a check reads."""
     changes = {"type": "state_matches", "criterion": "only_the_refund", "mode": "changes",
                "ignore": ["refunds.*.at"]}
@@ -195,7 +195,7 @@ def test_a_pin_on_one_row_keeps_the_ignore_pattern_on_the_other_rows(tmp_path: P
     """A ``state_unchanged`` check pins an earlier refund (``refunds.ord-000``, its stamp included) beside the
     changes check's ``ignore: [refunds.*.at]``: the control must reproduce that row, and may still differ at the
     stamp of the refund the case writes, which no check reads. Before, the pin dropped the whole pattern: the
-    control diverged at the new row's stamp and the fault replay was missing (review W5: a SQLite bank whose
+    control diverged at the new row's stamp and the fault replay was missing (seen in a SQLite bank whose
     ``state_unchanged`` on one old transfer made all 32 fault replays missing)."""
     changes = {"type": "state_matches", "criterion": "only_the_refund", "mode": "changes",
                "ignore": ["refunds.*.at"]}
@@ -237,7 +237,7 @@ def test_nondeterministic_replay_is_missing(tmp_path: Path, system: type) -> Non
 
 
 def test_system_without_replay_is_not_replayable(tmp_path: Path) -> None:
-    # the reason names the class and the fix (review U24: a desk calling an agent behind HTTP as one request read
+    # the reason names the class and the fix (a desk calling an agent behind HTTP as one request read
     # "not_replayable" and no more, a word the README did not use)
     run = run_suite(tmp_path, NotReplayable())
     got = rows(run)
@@ -597,7 +597,7 @@ def test_example_shows_the_false_success(tmp_path: Path) -> None:
     assert "rf-ord-001" in page
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- mutation-testing gaps -----------------------------------------------------------------------------------
 
 
 
@@ -637,7 +637,7 @@ def test_an_honest_answer_that_every_answer_meets_is_refused(honest: list[Any], 
 
 
 #: Repeats whose body is itself a repeat (apart from parts of zero minimum width): Python's ``re`` tries every
-#: way to split a text they do not match (R21: ``^(\w+\s?)*(failed|declined)`` on a 92-character answer ran for
+#: way to split a text they do not match (``^(\w+\s?)*(failed|declined)`` on a 92-character answer ran for
 #: minutes, holding the GIL, past ``case_timeout_s`` and ``isolation: process``).
 BACKTRACKING = [r"(a+)+", r"(a*)*", r"(\w+\s?)*", r"(\w+\s*)+", r"(.*)*", r"(a+|b)+", r"((a+)?)*",
                 r"^(\w+\s?)*(failed|declined)", r"(a+?)+?", r"(?:a+)+", r"(a{1,3})+", r"((a+){2})*", r"(a+){2,}",
@@ -704,7 +704,7 @@ def _splits(text: str, body: str, most: float) -> int:
 ])
 def test_a_repeat_is_refused_exactly_when_it_splits_a_text_more_than_one_way(pattern: str, body: str,
                                                                              most: float) -> None:
-    """Mutation round 33: the rule's edges, each against a brute-force count of the ways the repeated part splits
+    """The rule's edges, each against a brute-force count of the ways the repeated part splits
     eight letters (one way: accepted; 2**7 = 128 ways: refused), not against the parser the rule reads."""
     many = _splits("a" * 8, body, most) > 1
     assert backtracks(pattern) is many
@@ -718,7 +718,7 @@ def test_a_repeat_is_refused_exactly_when_it_splits_a_text_more_than_one_way(pat
 ])
 def test_a_repeat_of_two_counts_at_most_splits_a_text_more_than_one_way(pattern: str, body: str, most: float,
                                                                         ways: int) -> None:
-    """Mutation round 34: "more than one count" includes two. A repeat of at most two counts whose body is a repeat
+    """"more than one count" includes two. A repeat of at most two counts whose body is a repeat
     (``(a+){1,2}``), and a repeat whose body is a repeat of one or two counts (``(a{1,2})*``), split a text more
     than one way, and are refused; the brute-force count of ways (by hand: 1 + 7 = 8; tilings of 8 by 1s and 2s,
     F(9) = 34) says so, not the parser the rule reads. A fixed count (``{2}``) splits one way and is accepted."""
@@ -781,7 +781,7 @@ def test_a_recording_without_input_is_replayed_with_the_cases_input() -> None:
     assert seen == [{"order_id": "o1"}, {"order_id": "o1"}]
 
 
-# -- mutation round 22 --------------------------------------------------------------------------------------
+# -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
 class _EndsWith(_FakeRun):
@@ -831,7 +831,7 @@ def test_m22_an_interrupted_case_that_never_reached_the_tool_is_missing_with_no_
     assert result.replays == []
 
 
-# -- calls: every (review R19, finding B) ----------------------------------------------------------------------------
+# -- calls: every -------------------------------------------------------------------------------------------------
 # DryRunFirst / ChecksBoth record get_order at step 0, the dry-run issue_refund at 1, the real one at 2, a message
 # at 3: by hand, the two refund cases of write_suite call the tool twice (checkpoints 1 and 2), lost-1 never.
 DRY_RUN, REAL = 1, 2
@@ -844,7 +844,7 @@ def _judged(run: op.Run) -> tuple[list[tuple[str, int, str, str]], dict[str, tup
 
 
 def test_a_desk_that_checks_only_its_dry_run_passes_by_default_and_fails_with_calls_every(tmp_path: Path) -> None:
-    """Review R19: the first call is a dry run the desk checks, the real refund is never checked. Only the first
+    """The first call is a dry run the desk checks, the real refund is never checked. Only the first
     call faulted (the default): both cases pass. calls: every faults the real refund in a replay of its own: the
     desk reports the failed refund as done (a false success), so each case fails, naming that call's step."""
     default = run_suite(tmp_path, DryRunFirst(), name="first")

@@ -98,7 +98,7 @@ def test_same_state_leaves_out_what_the_suites_state_check_ignores(make_suite: C
 
 def test_same_state_compares_an_ignored_path_another_check_pins(make_suite: Callable[..., Path]) -> None:
     """The changes check ignores ``side_effect`` but a ``state_unchanged`` check pins it: the copy that sets it
-    (and fails that check) breaks the pair. Before (review F16), the pair held beside the failing check: the
+    (and fails that check) breaks the pair. Before, the pair held beside the failing check: the
     ignore patterns were taken from the ``changes``/``whole`` checks alone."""
     transforms = [transform("st", "!state")]
     ignore = {"type": "state_matches", "mode": "changes", "ignore": ["side_effect"]}
@@ -117,7 +117,7 @@ def test_same_state_keeps_an_ignore_pattern_outside_the_path_another_check_pins(
     """The changes check ignores ``side_*``; a ``state_unchanged`` check pins ``side_kept``, which the pattern
     also matches. The copy sets ``side_effect`` (under the pattern, pinned by no check) and leaves ``side_kept``
     alone: the pair holds. Before, the pin dropped the whole pattern from ``same_state``, and every pair whose
-    copy wrote a row the database stamps broke (review W5: a SQLite bank, 13 of 30 pairs)."""
+    copy wrote a row the database stamps broke (seen in a SQLite bank: 13 of 30 pairs)."""
     transforms = [transform("st", "!state")]
     ignore = {"type": "state_matches", "mode": "changes", "ignore": ["side_*"]}
     pinned = {"type": "state_unchanged", "paths": ["side_kept"]}
@@ -390,7 +390,7 @@ def test_error_messages_say_what_is_allowed(make_suite: Callable[..., Path]) -> 
     with pytest.raises(CaseFileError, match=r"line 2: case 'c2' has no input field 'message' \(its input holds "
                                             r"'item'\), which metamorphic transform 't'"):
         op.load_suite(root)
-    # at most 8 of its fields are listed (mutation round F49: the cap was untested); 10 here, the first 8 by hand
+    # at most 8 of its fields are listed (the cap was untested before); 10 here, the first 8 by hand
     many = {"id": "c2", "input": {f"f{k}": "x" for k in range(10)}}
     root = mm_suite(make_suite, [case("c1"), many], [transform("t", "")], [_rel("same_state", "t")])
     with pytest.raises(CaseFileError, match=r"has no input field 'message' \(its input holds 'f0', 'f1', 'f2', 'f3', "
@@ -499,7 +499,7 @@ def test_example_labels_file_covers_every_pair() -> None:
     assert [r["case_id"] for r in rows if not r["valid"]] == ["ord-018~injected"]
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- mutation-testing gaps -----------------------------------------------------------------------------------
 
 
 def _at_epoch(record: dict[str, Any], epoch: int) -> dict[str, Any]:

@@ -102,7 +102,7 @@ def test_example_contract_verifies_two_and_names_four_failures(example_run: op.R
 
 
 def test_a_case_outcome_without_an_outcome_contract_check_is_never_judged(tmp_path: Path) -> None:
-    """README section 5 (claims audit C4): "A case's outcome is judged only by an outcome_contract evaluator: in a
+    """README section 5: "A case's outcome is judged only by an outcome_contract evaluator: in a
     suite without one it gets no receipt and no verdict, and nothing is counted for it." The example without its
     outcome_contract line: six cases that each promise a report, four of them defective, and the run holds no
     receipt, no outcome_verified row, and the gate's table has only answer_matches (6 of 6 pass). ``load_suite``
@@ -283,7 +283,7 @@ def test_a_system_that_observes_its_artifacts_is_not_judged_by_the_file_at_the_l
     ("observe", "status", "source", "reason"),
     [
         ("dict", "verified", "system_observe", "verified: present, fresh, validator schema exit 0"),
-        # False read as exit 0 made a failed check verified (review G17)
+        # False read as exit 0 made a failed check verified
         ("dict_false", "unverified", None, "unverified: observe() returned invalid evidence: validator_exit_code: "
                                            "must be an exit code (0 passes), got False"),
         ("evidence", "unverified", "bucket_head", "unverified: no result from validator schema"),
@@ -369,7 +369,7 @@ def test_waiting_is_neither_a_pass_nor_a_failure(outcome_suite: Callable[..., Pa
 
 @pytest.mark.parametrize("waiting", [0, 1, 6])
 def test_a_wait_holds_back_a_pass_of_the_outcome_criterion(outcome_suite: Callable[..., Path], waiting: int) -> None:
-    """Review R: a waiting case has no verdict row, so an agent that delivered 30 of 60 artifacts and answered
+    """A waiting case has no verdict row, so an agent that delivered 30 of 60 artifacts and answered
     "waiting" on the rest passed outcome_verified at 30/30 (exit 0), although DESIGN says a wait is never a
     success. While any case waits, the criterion's PASS is INSUFFICIENT_EVIDENCE (outcome_waiting); the rows
     and the interval are those of the delivered outcomes, as before, and the other criteria are untouched."""
@@ -385,13 +385,13 @@ def test_a_wait_holds_back_a_pass_of_the_outcome_criterion(outcome_suite: Callab
         assert row["reason"].startswith(f"outcome_waiting: {waiting} case run(s) declared a wait, so their outcomes "
                                         "are not known")
     else:
-        assert row["verdict"] == "PASS"  # these contracts check no content: the reason says so (review R18)
+        assert row["verdict"] == "PASS"  # these contracts check no content: the reason says so
         assert row["reason"].startswith("ci_low_at_or_above_threshold; outcome_content_unchecked: ")
     assert "outcome_waiting" not in table.loc["answer_matches", "reason"]
 
 
 def test_a_pass_on_contracts_that_check_no_content_says_so(outcome_suite: Callable[..., Path]) -> None:
-    """Review R18: 24 contracts with only an ``artifact_id`` (check_coverage 0: any fresh file, an empty one
+    """Before, 24 contracts with only an ``artifact_id`` (check_coverage 0: any fresh file, an empty one
     included, is verified) passed ``outcome_verified`` with the plain reason, in the table, the notebook view and
     the command's lines alike. The PASS stays (the contracts are the suite's), its reason says what it rests on;
     with one contract naming a validator (check_coverage 1/24) the reason is the plain one."""
@@ -411,7 +411,7 @@ def test_a_pass_on_contracts_that_check_no_content_says_so(outcome_suite: Callab
 
 
 def test_only_the_outcome_criterions_pass_says_its_content_is_unchecked(outcome_suite: Callable[..., Path]) -> None:
-    """Mutation round 31: the note is about the contracts, so it goes to the outcome criterion's PASS alone; the
+    """The note is about the contracts, so it goes to the outcome criterion's PASS alone; the
     answer criterion of the same run (24 of 24 answers ``done`` as expected) passes with the plain reason."""
     cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]
     root = outcome_suite(cases, release={"criteria": {"outcome_verified": 0.8, "answer_matches": 0.8}})
@@ -423,7 +423,7 @@ def test_only_the_outcome_criterions_pass_says_its_content_is_unchecked(outcome_
 
 def test_a_wait_leaves_a_fail_a_fail(outcome_suite: Callable[..., Path]) -> None:
     """A wait holds back a PASS only: 0 of 24 delivered outcomes verified is a FAIL at 0.8 whatever waits (by hand,
-    Clopper–Pearson's upper end 1 − 0.025^(1/24) = 0.1426), not INSUFFICIENT_EVIDENCE (mutation round 15, G31)."""
+    Clopper–Pearson's upper end 1 − 0.025^(1/24) = 0.1426), not INSUFFICIENT_EVIDENCE."""
     cases = [case(f"gone{i:02d}", {"artifact_id": "bad"}, write=[], n=i) for i in range(24)]
     cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting", n=i) for i in range(2)]
     root = outcome_suite(cases, release={"criteria": {"outcome_verified": 0.8}})
@@ -434,8 +434,7 @@ def test_a_wait_leaves_a_fail_a_fail(outcome_suite: Callable[..., Path]) -> None
 
 def test_a_wait_holds_back_a_pass_of_a_reduced_outcome_criterion(outcome_suite: Callable[..., Path]) -> None:
     """outcome_waiting holds for a criterion reduced with pass^k as for a mean one: 24 cases verified in both
-    epochs pass pass^2 (ci_low 0.025^(1/24) = 0.857 > 0.8, by hand) until one case waits, in each of its 2 epochs
-    (mutation round 15, G37)."""
+    epochs pass pass^2 (ci_low 0.025^(1/24) = 0.857 > 0.8, by hand) until one case waits, in each of its 2 epochs."""
     cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]
     release = {"criteria": {"outcome_verified": {"threshold": 0.8, "reduce": "pass^2"}}}
     for waiting, verdict in ((0, "PASS"), (1, "INSUFFICIENT_EVIDENCE")):
@@ -787,8 +786,8 @@ def test_epochs_of_one_artifact_wait_for_each_other_while_other_cases_go_ahead(m
     same = [(a, b) for a in spans for b in spans if a is not b and a[0] == b[0] and a[1] < b[2] and b[1] < a[2]]
     assert same == []  # no two epochs of one case at once
     # the cases themselves ran side by side (4 workers; a full queue allowed 2 at most): counted over each case's
-    # span, first epoch to last, not epoch by epoch, whose gaps on a loaded machine made 2 of a run with 4 (review
-    # R7 saw it at load 5-7; with the queue of 4 back, both counts are 2 in 3 runs of 3)
+    # span, first epoch to last, not epoch by epoch, whose gaps on a loaded machine made 2 of a run with 4 (seen
+    # at load 5-7; with the queue of 4 back, both counts are 2 in 3 runs of 3)
     cases_at = frame.groupby("case_id").agg(start=("started_at", "min"), end=("end", "max"))
     overlapping = max(int(((cases_at["start"] <= t) & (t < cases_at["end"])).sum()) for t in cases_at["start"])
     assert overlapping >= 3
@@ -841,7 +840,7 @@ def test_a_resumed_epoch_is_stale_on_the_file_an_epoch_before_the_resume_left(ma
     assert got == {1: "verified", 2: "stale"}
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------------
+# -- mutation-testing gaps -----------------------------------------------------------------------------------
 
 
 def test_the_validators_an_outcome_check_may_run() -> None:
@@ -960,7 +959,7 @@ def test_an_unobserved_receipt_keeps_what_the_contract_promised() -> None:
 
 def test_a_wait_is_counted_once_per_case_run_whatever_checks_its_outcome(outcome_suite: Callable[..., Path]) -> None:
     """Two outcome_contract criteria read one contract: each waiting case run has a receipt per criterion, and is
-    one case run that declared a wait (2 by hand), not 4 (mutation round 12, G08)."""
+    one case run that declared a wait (2 by hand), not 4."""
     cases = [case(f"ok{i:02d}", {"artifact_id": "good"}, write=["good"], n=i) for i in range(24)]
     cases += [case(f"wait{i}", {"artifact_id": "good"}, write=[], status="waiting", n=i) for i in range(2)]
     evaluators = [*OUTCOME_EVALUATORS, {"type": "outcome_contract", "criterion": "outcome_again"}]
@@ -973,7 +972,7 @@ def test_a_wait_is_counted_once_per_case_run_whatever_checks_its_outcome(outcome
     assert (len(run.receipts), summary["expected"], summary["waiting"]) == (52, 48, 4)
 
 
-# -- mutation round 22 --------------------------------------------------------------------------------------
+# -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
 def test_m22_an_outcome_judged_without_a_live_run_is_missing_not_left_out() -> None:

@@ -136,7 +136,7 @@ def test_a_check_that_edits_the_case_changes_no_other_check_and_nothing_stored(m
 
 def test_a_checks_initial_state_is_its_own_copy_not_the_cases(make_suite: Any, tmp_path: Path) -> None:
     """Each argument is its own copy, as with ``copy.deepcopy`` before: a check that empties its ``initial_state``
-    (to build what it expects) still reads the case's ``initial_state`` as the case gives it. Mutation round 18:
+    (to build what it expects) still reads the case's ``initial_state`` as the case gives it. A mutant
     handing the check the case copy's own ``initial_state`` passed every other test."""
     folder = make_suite([_case("c1", "pass")], evaluators=[{"type": "python", "name": "own", "check": "checks:own"}])
     (folder / "checks.py").write_text("def own(case, initial_state, final_state, trajectory):\n"
@@ -221,7 +221,7 @@ SCORE_HELP = ("a number is no verdict: give the check pass_threshold: (the lowes
 
 @pytest.mark.parametrize("score", [0.5, 1.0, 1, 0, np.float64(1.0), np.int64(1)])
 def test_u28_a_score_without_pass_threshold_is_missing_and_says_to_give_one(score: Any) -> None:
-    """Review U28: a benchmark's reward (τ-bench's 0.0/1.0, partial credit 0.5) returned by a check made every row
+    """Before, a benchmark's reward (τ-bench's 0.0/1.0, partial credit 0.5) returned by a check made every row
     missing, the reason listing what to return but not what to do with a score."""
     assert interpret_check(score) == ("missing", f"check returned {score!r}; {SCORE_HELP}")
 
@@ -316,7 +316,7 @@ def test_a_case_without_a_trajectory_is_missing_without_calling_the_check() -> N
     assert [(r["verdict"], r["reason"]) for r in rows] == [("missing", "no_trajectory")]
 
 
-# -- mutation round 22 --------------------------------------------------------------------------------------
+# -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
 def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothing_stored(make_suite: Any,
@@ -337,7 +337,7 @@ def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothin
     assert (len(stored["steps"]), stored["answer"]) == (2, "ok")
 
 
-# Mutation round M66: scores the U28 tests above let through.
+# Scores the reward tests above let through.
 
 
 @pytest.mark.parametrize(("value", "threshold", "expected"), [
@@ -347,7 +347,7 @@ def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothin
     (np.float16("inf"), 0.5, ("missing", "check returned np.float16(inf), not a finite score")),
     (0, 0, ("pass", "")), (-0.5, 0, ("fail", "score -0.5 is below pass_threshold 0")),  # a threshold of 0 is one
     ((float("nan"), "no reward recorded"), 1, ("missing", "check returned nan, not a finite score; its reason: no "
-                                                          "reward recorded")),  # the pair's reason is kept (L8: after)
+                                                          "reward recorded")),  # the pair's reason is kept, after
 ])
 def test_m66_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, threshold: float,
                                                               expected: tuple[str, str]) -> None:
@@ -359,7 +359,7 @@ def test_m66_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, thresh
 def test_m66_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
     """The pair's reason does not hide what to do: a score is no verdict until a threshold says so."""
     assert interpret_check((0.5, "half the outputs")) == ("missing", f"check returned (0.5, 'half the outputs'); "
-                                                                     f"{SCORE_HELP}")  # the pair as returned (L8)
+                                                                     f"{SCORE_HELP}")  # the pair as returned
 
 
 @pytest.mark.parametrize(("value", "threshold", "expected"), [
@@ -370,13 +370,13 @@ def test_m66_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None
 ])
 def test_l8_a_pair_whose_score_is_not_finite_says_so_before_its_reason(value: Any, threshold: float,
                                                                        expected: str) -> None:
-    """Review L8: ``(nan, "partial credit")`` at a pass_threshold was missing with the reason "partial credit"
+    """Before, ``(nan, "partial credit")`` at a pass_threshold was missing with the reason "partial credit"
     alone, as if the check had judged the case missing itself; the score that was not finite comes first."""
     assert interpret_check(value, threshold) == ("missing", expected)
 
 
 @pytest.mark.parametrize("value", [(0.5, "partial credit"), (np.int64(1), "full"), (1.0, None)])
 def test_l8_a_score_and_reason_without_pass_threshold_shows_the_pair_and_what_to_do(value: Any) -> None:
-    """Review L8: ``(0.5, "partial credit")`` without pass_threshold said "check returned 0.5", the reason and that
+    """Before, ``(0.5, "partial credit")`` without pass_threshold said "check returned 0.5", the reason and that
     it was a pair gone; it shows what was returned, then what to do (give pass_threshold:)."""
     assert interpret_check(value) == ("missing", f"check returned {value!r}; {SCORE_HELP}")

@@ -358,7 +358,7 @@ def test_changes_mode_reads_initial_state_from_the_case() -> None:
 
 
 def test_a_list_row_written_by_position_pins_it_there_and_one_written_with_its_key_does_not() -> None:
-    """README 1a (review W6, audit C10): ``op.leaf_diff`` gives a list row its position, so an ``expected.state`` built
+    """README 1a: ``op.leaf_diff`` gives a list row its position, so an ``expected.state`` built
     from it (``{"messages": {"1": {...}}}``) pins the new message at position 1 even under a ``by_key`` rule, and an
     agent that puts it at the head of the list fails; written as a list, each element with its key field
     (``{"messages": [{"message_id": "m-2", ...}]}``), the message is matched wherever it stands. By hand."""
@@ -396,7 +396,7 @@ def test_list_options_become_comparison_rules() -> None:
     assert ev.list_rules() == {"t": ListMatch("unordered"), "u": ListMatch("by_key", "id"), "v": ListMatch()}
 
 
-# -- mutation-testing gaps (review-mut) ----------------------------------------------------------------
+# -- mutation-testing gaps -------------------------------------------------------------------------------
 
 
 def test_a_reason_with_exactly_three_bad_paths_names_them_all_and_no_more() -> None:
@@ -457,7 +457,7 @@ def test_an_expected_null_answer_is_judged() -> None:
 def test_ignored_paths_keeps_only_what_every_changes_or_whole_check_ignores() -> None:
     """Three checks; the middle one does not ignore ``y``, so ``y`` is compared (a path one check pins must
     reproduce) however the first and last agree; a ``subset`` check given no expected state takes no part, and
-    without a ``changes`` or ``whole`` check nothing is left out. Written by hand. Mutation round 18: the patterns
+    without a ``changes`` or ``whole`` check nothing is left out. Written by hand. A mutant taking the patterns
     of the first and last check alone passed every other test."""
     from oloproof_nb._config.shared_rules import ignored_paths
 
@@ -472,7 +472,7 @@ def test_ignored_paths_keeps_only_what_every_changes_or_whole_check_ignores() ->
 
 
 def test_an_answer_written_with_a_combining_accent_matches_the_composed_one() -> None:
-    """Red team round 23: ``normalize`` ignored case and surrounding space but not how an accent is encoded, so an
+    """Before, ``normalize`` ignored case and surrounding space but not how an accent is encoded, so an
     agent answering ``Annulé`` (é composed, U+00E9) failed a case that expects ``annulé`` written ``e`` + U+0301 (a
     macOS editor's NFD), on a row that showed the same text on both sides. Unicode's canonical caseless match
     (NFD of the casefolded NFD, Unicode 15 §3.13 D145) makes them equal; without ``normalize`` they still differ."""

@@ -1,4 +1,4 @@
-"""Review R53: a fault replay of a case whose delivery only an outcome contract checks was ``recovered`` by its answer.
+"""A fault replay whose delivery only an outcome contract checks is ``missing``, not ``recovered`` by its answer.
 
 A report writer calls ``write_report`` and says ``done`` whatever the tool returned. Each case expects ``done`` and
 promises the report through an ``outcome`` contract (no ``expected.state``). A replay observes no outcome, so the
@@ -77,7 +77,7 @@ def test_escalations_state_checks_and_suites_without_an_outcome_check_are_judged
 
 
 def test_a_replay_that_escalates_and_claims_the_delivery_passes_by_its_escalation_alone(tmp_path: Path) -> None:
-    """Review M54: a replay that called ``escalate`` and still answered ``done`` passed as ``recovered and escalated``:
+    """Before, a replay that called ``escalate`` and still answered ``done`` passed as ``recovered and escalated``:
     right to pass (it escalated), but the recovery it names is the delivery nothing observed. Now ``escalated``,
     ``recovered`` empty; without an outcome check its answer is the outcome, and it stays ``recovered and
     escalated``."""
@@ -90,7 +90,7 @@ def test_a_replay_that_escalates_and_claims_the_delivery_passes_by_its_escalatio
 
 
 def test_a_suite_that_gained_an_outcome_check_judges_its_fault_criterion_otherwise(tmp_path: Path) -> None:
-    """Reviews M54, F52: the same agent and cases, the candidate's suite with an ``outcome_contract`` check: its
+    """The same agent and cases, the candidate's suite with an ``outcome_contract`` check: its
     replays are ``missing`` where the base run's were ``recovered`` (3 flips by hand), a rule change, not the agent's.
     compare and pooling read the fault criterion as judged by the same checks; now it is ``check_changed``."""
     from oloproof_nb._analysis.run_checks import changed_checks

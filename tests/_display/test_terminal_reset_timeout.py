@@ -1,4 +1,4 @@
-"""Review L4: a case run whose ``reset()`` overran ``case_timeout_s`` failed before the agent ran, as one whose
+"""A case run whose ``reset()`` overran ``case_timeout_s`` failed before the agent ran, as one whose
 ``reset()`` raised: the terminal's case-error lines say so (rows written by hand as ``run.cases`` holds them)."""
 
 from __future__ import annotations

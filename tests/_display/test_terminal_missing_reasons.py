@@ -1,4 +1,4 @@
-"""Mutation review M60 of ``missing_verdict_lines``: the order of reasons with equal counts, and a reason of None.
+"""``missing_verdict_lines``: the order of reasons with equal counts, and a reason of None.
 
 The lines are the only place a terminal says why a criterion's verdicts are missing; which kinds are listed (three)
 and which one is counted as "other" depends on the order of kinds with equal counts: the order met in the frame

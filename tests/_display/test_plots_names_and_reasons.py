@@ -1,5 +1,5 @@
-"""Review R44 (reports, notebooks, plots, exports): a name drawn in an axis label is drawn as written, and a name or
-reason of 100,000 characters draws a plot of bounded size."""
+"""Plots of untrusted text: a name drawn in an axis label is drawn as written, and a name or reason of 100,000
+characters draws a plot of bounded size."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Review R65 (reports and exports as an agent's output channel): a CSV cell holding ``;`` or a tab is quoted, so a
-spreadsheet that splits rows on them reads no formula."""
+"""Exports as an agent's output channel: a CSV cell holding ``;`` or a tab is quoted, so a spreadsheet that splits
+rows on them reads no formula."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review F66: a python check's score judged at pass_threshold: NaN and ±inf are missing whatever float type holds
+"""A python check's score judged at pass_threshold: NaN and ±inf are missing whatever float type holds
 them. ``np.longdouble`` is a NumPy float that ``.item()`` leaves as it is (no Python float holds its range), and its
 NaN failed (``nan >= t`` is False) while its inf passed, where a float64 NaN or inf is missing (README 1a, the
 docstring of :func:`~oloproof_nb.evaluators.python.interpret_check`)."""

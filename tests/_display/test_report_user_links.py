@@ -1,8 +1,8 @@
-"""Review F38 of R44: a Markdown report written over an earlier one removes the earlier report's own files only.
+"""A Markdown report written over an earlier one removes the earlier report's own files only.
 
-R44 read every ``![label](<stem>_files/name)`` and ``Raw numbers: [label](<stem>_files/name)`` line of the earlier
-report as a file it wrote. A line the user added to the report (an image of theirs beside the gate plot) named a
-file of theirs, which the next report removed. Only the lines the report writes itself now count: a plot's
+The report once read every ``![label](<stem>_files/name)`` and ``Raw numbers: [label](<stem>_files/name)`` line
+of the earlier report as a file it wrote. A line the user added to the report (an image of theirs beside the gate
+plot) named a file of theirs, which the next report removed. Only the lines the report writes itself now count: a plot's
 ``![<name> plot](…)``, a table's ``Raw numbers: [<folder>/<name>](…)`` with the target as its label.
 """
 

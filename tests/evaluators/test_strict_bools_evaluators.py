@@ -1,5 +1,5 @@
 """The boolean options of the evaluators are strict, like ``allow_approximate_methods`` of release.yaml and
-``require_fresh`` of an outcome contract (review D14): ``normalize: "no"`` or ``absent_ok: 1`` is a mistake, named
+``require_fresh`` of an outcome contract: ``normalize: "no"`` or ``absent_ok: 1`` is a mistake, named
 at ``load_suite`` with the file and the key, not read as a boolean."""
 
 from __future__ import annotations

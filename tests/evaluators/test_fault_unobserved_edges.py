@@ -1,11 +1,11 @@
-"""Review M54 (mutation round on ``judge_replay``'s ``recovery_unobserved``, review R53).
+"""``judge_replay``'s ``recovery_unobserved``: the edges of the rule.
 
 A report writer's fault replay whose delivery only an ``outcome_contract`` checks is ``missing``
-(``recovery_unobserved``). These tests pin the edges the R53 tests left open, each by a hand count of the replay rows
-(3 cases, 1 faulted replay each): a recovery a state check shows stays ``recovered``; a case that promises no outcome
-in such a suite is judged by its answer as before; a replay that escalates after a failed write passes even though its
-answer claims the delivery; and a row that is ``missing`` does not say ``recovered`` (``run.replays`` and the report's
-count), which the README's "is missing, not recovered" promises.
+(``recovery_unobserved``). These tests pin the edges the rule's own tests leave open, each by a hand count of the
+replay rows (3 cases, 1 faulted replay each): a recovery a state check shows stays ``recovered``; a case that
+promises no outcome in such a suite is judged by its answer as before; a replay that escalates after a failed write
+passes even though its answer claims the delivery; and a row that is ``missing`` does not say ``recovered``
+(``run.replays`` and the report's count), which the README's "is missing, not recovered" promises.
 """
 
 from __future__ import annotations
@@ -58,14 +58,14 @@ def test_a_recovery_a_state_check_shows_is_recovered_though_the_outcome_is_unobs
 
 def test_a_case_that_promises_no_outcome_is_judged_by_its_answer_in_a_suite_with_an_outcome_check(
         tmp_path: Path) -> None:
-    # r0 promises nothing: its answer is its whole outcome, as in a suite without an outcome check (R53's third row)
+    # r0 promises nothing: its answer is its whole outcome, as in a suite without an outcome check (the rule's 3rd row)
     run = _run(tmp_path / "mixed", [_case(0, outcome=False), _case(1), _case(2)])
     assert _rows(run) == [("pass", "recovered", True), ("missing", "recovery_unobserved", None),
                           ("missing", "recovery_unobserved", None)]
 
 
 def test_an_escalation_whose_answer_also_claims_the_delivery_still_passes(tmp_path: Path) -> None:
-    # the answer matches and the agent escalated: an escalation passes (R53's rule), by its escalation alone (the
+    # the answer matches and the agent escalated: an escalation passes (the rule), by its escalation alone (the
     # delivery the answer claims is unobserved: "recovered and escalated" named a recovery nothing showed)
     run = _run(tmp_path / "both", [_case(n, escalates=True) for n in range(3)])
     assert _rows(run) == [("pass", "escalated", None)] * 3

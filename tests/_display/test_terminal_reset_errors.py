@@ -1,4 +1,4 @@
-"""Review L3: the terminal's case-error lines say when the system's ``reset()`` raised in every case run listed
+"""The terminal's case-error lines say when the system's ``reset()`` raised in every case run listed
 (a service the sandbox needs is down): no agent ran in them, and what to check. Rows are written by hand as
 ``run.cases`` holds them (``case_error_lines`` reads nothing else)."""
 
@@ -44,7 +44,7 @@ def test_no_such_line_when_one_case_run_ended_otherwise() -> None:
 
 
 def test_a_message_naming_reset_elsewhere_is_no_reset_error() -> None:
-    """Mutation round M62: only a message that begins ``reset() raised`` is the reset's; the agent's ``run()``
+    """Only a message that begins ``reset() raised`` is the reset's; the agent's ``run()``
     raising ``KeyError: 'reset_token'`` ran the agent, so no line says no agent ran."""
     lines = case_error_lines(_run([("c0", "error", DOWN), ("c1", "error", "KeyError: 'reset_token'")]))
     assert not any("before the agent ran" in line for line in lines)

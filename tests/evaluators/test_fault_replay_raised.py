@@ -1,6 +1,6 @@
 """A faulted replay that raised (its control did not) says what the agent was handed and what to do.
 
-Review U25: a τ-bench-style banking benchmark whose tools return JSON text, wrapped with each ``env.step`` sent
+An example: a τ-bench-style banking benchmark whose tools return JSON text, wrapped with each ``env.step`` sent
 through ``rec.tool`` as it is: its agent ``json.loads`` every result, so on ``op.fault_result`` (a dict) each of the
 42 faulted replays raised and was ``missing`` with ``replay_raised: TypeError: the JSON object must be str, bytes
 or bytearray, not dict``, a reason that named neither the fault result nor the fix (README section 1a).

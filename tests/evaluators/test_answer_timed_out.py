@@ -1,4 +1,4 @@
-"""Mutation round M45 on ``answer_matches`` (oloproof_nb/evaluators/answer.py)."""
+"""``answer_matches`` (oloproof_nb/evaluators/answer.py) on a case that timed out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review F44: an interval end shown beside its threshold stays on the side of it the computed end is on.
+"""An interval end shown beside its threshold stays on the side of it the computed end is on.
 
 Every interval shown is rounded outward to three decimals. Beside a threshold with more decimals that put a PASS's
 low end below its threshold (20 of 20 at threshold 0.8315: ci_low 0.83157, shown ``0.831`` beside ``0.8315``
@@ -189,7 +189,7 @@ def test_fmt_number_takes_the_decimals_a_value_needs_not_to_look_whole() -> None
         "0.99995", "0.0004", "2.0004", "1.000", "0.000", "0.500", "0.999"]
     assert [fmt_signed(x) for x in (-0.00004, 0.0, 0.12)] == ["-0.00004", "+0.000", "+0.120"]
     assert fmt_number(1e-20) == "1e-20"  # 17 decimals still show 0: the value as it is
-    # a missing difference is blank, as fmt_number shows it (a NaN raised ValueError from round(); review F46)
+    # a missing difference is blank, as fmt_number shows it (a NaN raised ValueError from round())
     assert (fmt_signed(float("nan")), fmt_signed(np.float64("nan")), fmt_number(float("nan"))) == ("", "", "")
     assert [fmt_number(x) for x in (-0.9996, np.float32(0.9999), np.float64(19999 / 20000))] == [
         "-0.9996", "0.9999", "0.99995"]
@@ -197,7 +197,7 @@ def test_fmt_number_takes_the_decimals_a_value_needs_not_to_look_whole() -> None
 
 def test_a_value_no_17_decimals_show_is_shown_as_it_is_and_signed_as_a_difference() -> None:
     """3e-18 at 17 decimals still reads 0.00000000000000000: shown as it is (``3e-18``), ``+3e-18`` as a difference;
-    the infinities signed too, and a table's difference cell (mutation round M51: an 18th decimal, an unsigned
+    the infinities signed too, and a table's difference cell (the mutants it catches: an 18th decimal, an unsigned
     difference, an unsigned +∞, a difference cell at three decimals)."""
     from oloproof_nb._display.theme import fmt_number, fmt_signed
 

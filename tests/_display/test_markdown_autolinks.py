@@ -1,5 +1,5 @@
-"""Review R65 (reports and exports as an agent's output channel): a Markdown cell makes no link of a bare URL, which
-GitHub's Markdown would link."""
+"""Reports as an agent's output channel: a Markdown cell makes no link of a bare URL, which GitHub's Markdown would
+link."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review L6: ``repr(run)`` of a run that did not finish says so before its numbers, as its HTML does.
+"""``repr(run)`` of a run that did not finish says so before its numbers, as its HTML does.
 
 A run with no ``finished_at`` (still running, stopped, or killed: here killed after 2 of its 4 cases were recorded)
 showed a text repr like a finished run's; its HTML said "not finished" and its gate ``unfinished``.

@@ -1,4 +1,4 @@
-"""Review R37: ``effect: applied`` is the system's to honour in a hand-written ``replay()``, and nothing checks it.
+"""``effect: applied`` is the system's to honour in a hand-written ``replay()``, and nothing checks it.
 
 README section 3 says so: a replay that skips the call records the same steps as one that runs it, so its ending
 is judged as if the call had run. The numbers it gives are these: a desk that retries a failed refund once,

@@ -1,4 +1,4 @@
-"""Review L6: a Gate with a reason exported carries the gate's verdict and reason on every row.
+"""A Gate with a reason exported carries the gate's verdict and reason on every row.
 
 A gate of a run whose frame was set in the session is ``edited_frames`` (BLOCK, no release decision), while its
 table's rows keep what the rows give (here PASS: 3 of 3 pass, exact lower bound 0.025^(1/3) = 0.292 by hand, at

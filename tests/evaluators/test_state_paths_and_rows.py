@@ -1,6 +1,6 @@
-"""Mutation round M45 on ``state_matches`` and ``state_unchanged`` (oloproof_nb/evaluators/state.py) and the rows
-of ``_core/compare.py`` they report: each test kills a mutant that survived the earlier tests, with verdicts and
-rows worked out by hand from README.md's rules."""
+"""``state_matches`` and ``state_unchanged`` (oloproof_nb/evaluators/state.py) and the rows of ``_core/compare.py``
+they report: each test kills a mutant the other state tests let live, with verdicts and rows worked out by hand from
+README.md's rules."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_a_by_key_value_differing_in_letter_case_is_another_key() -> None:
 
 def test_a_leaf_replaced_by_the_expected_subtree_under_a_key_that_starts_with_an_angle_bracket() -> None:
     """``changes`` mode: the note at ``a.<x>`` became the subtree ``{"y": 2}`` that ``expected.state`` names, as it
-    does under a plain key ``x``: the case changed only what it was asked to (review M45: the key was taken for the
+    does under a plain key ``x``: the case changed only what it was asked to (the bug: the key was taken for the
     label of an element that left a list, ``<id=7>``, and the replaced leaf ``a.<x>`` was an unexpected change)."""
     for key in ("x", "<x>"):
         state = {"a": {key: {"y": 2}}}

@@ -1,4 +1,4 @@
-"""Review L7: the report's errors section told a pooled run's reader that ``run.panel(case_id)`` shows the case;
+"""The report's errors section once told a pooled run's reader that ``run.panel(case_id)`` shows the case;
 on a pooled run that call raises for a case id several of the runs hold (it needs ``run_id=``). The failing cases
 and fault replays sections said the same; each names ``run_id=`` on a pooled run now."""
 

@@ -1,4 +1,4 @@
-"""Review L10: the pairs' labels are one rule for the relation and for the Run (``op.validity``, the copies its
+"""The pairs' labels are one rule for the relation and for the Run (``op.validity``, the copies its
 verdicts leave out), and the relation works the majorities out once per relation."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_l10_the_relation_and_the_run_read_a_hand_made_label_file_alike(make_sui
 
 def test_l10_the_relation_works_the_majorities_out_once(make_suite: Callable[..., Path], tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review L10: each relation worked its transform's majorities out twice each time the frames were built
+    """Each relation once worked its transform's majorities out twice each time the frames were built
     (``transform_checked`` did, then ``pair_labels`` again for the label column). Counted, not timed: once per
     relation, with the same rows."""
     run = op.run(_suite(make_suite, [*JUDGEMENTS, {"case_id": "c6~t", "valid": True}]), out=tmp_path / "r",

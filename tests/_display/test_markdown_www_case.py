@@ -1,4 +1,4 @@
-"""Review F65: the ``www.`` escape is case-blind, as it must be for a GFM renderer built on micromark
+"""The ``www.`` escape is case-blind, as it must be for a GFM renderer built on micromark
 (micromark-extension-gfm-autolink-literal takes each ``w`` in either case, so ``WWW.x.example`` is a link there;
 cmark-gfm, GitHub's, takes lower case only), and the escaped text keeps its case."""
 

@@ -1,4 +1,4 @@
-"""Review F52: what lifts R53's ``recovery_unobserved`` rule, as the README says (section 3).
+"""What lifts the ``recovery_unobserved`` rule of fault replays, as the README says (section 3).
 
 The rule makes a fault replay whose answer alone shows a recovery ``missing`` where an ``outcome_contract`` check
 judges the case and the case expects no state. Any ``expected.state`` lifts it, whether or not the promised write

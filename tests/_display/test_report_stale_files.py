@@ -1,6 +1,5 @@
-"""Review R44 (reports, notebooks, plots, exports): a Markdown report written over an earlier one keeps none of the
-earlier report's files of another run, and a report says what ``missing`` counts for a criterion reduced over
-epochs."""
+"""A Markdown report written over an earlier one keeps none of the earlier report's files of another run, and a
+report says what ``missing`` counts for a criterion reduced over epochs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review F33: what ``op.export_table`` does with what is already at its path.
+"""What ``op.export_table`` does with what is already at its path.
 
 Decided (DESIGN.md and the README said nothing; the docstring said "an existing file is overwritten"): a regular
 file there is replaced, as ``DataFrame.to_csv`` replaces it (a notebook cell run again writes the same path), and

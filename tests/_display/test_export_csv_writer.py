@@ -1,5 +1,5 @@
-"""Review F65: R65 writes a CSV line by itself (no longer through pandas' writer); these pin the two behaviours of
-that writer the earlier tests left open, each measured with ``pd.read_csv``/the bytes, not the writer itself."""
+"""The export writes each CSV line by itself (not through pandas' writer); these pin two behaviours of that writer
+the other export tests leave open, each measured with ``pd.read_csv``/the bytes, not the writer itself."""
 
 from __future__ import annotations
 

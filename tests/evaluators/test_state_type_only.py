@@ -1,6 +1,6 @@
 """A state check that fails on values differing in JSON type only says so, and what to write.
 
-Review U25: a banking benchmark's tasks hold float balances (``"balance": 0.0``) and its sandbox keeps them as
+An example: a banking benchmark's tasks hold float balances (``"balance": 0.0``) and its sandbox keeps them as
 ``Decimal``, which a snapshot stores as text (``"0.0"``). With ``initial_state`` copied from the tasks, every case
 failed ``state_matches`` with ``7 unexpected changes: accounts.A1.account_id, accounts.A2.account_id,
 accounts.A3.balance and 4 more``, and ``run.comparisons`` showed ``0.0`` expected and ``0.0`` actual: nothing
@@ -38,7 +38,7 @@ def test_changes_mode_names_a_number_that_came_back_as_text() -> None:
     (20000, "20000", "the number 20000 in the case file, the text '20000' in the state"),
     (False, 0, "the boolean false in the case file, the number 0 in the state"),
     ("7", 7, "the text '7' in the case file, the number 7 in the state"),
-    (False, 0.0, "the boolean false in the case file, the number 0.0 in the state"),  # 0.0 is 0 (M62)
+    (False, 0.0, "the boolean false in the case file, the number 0.0 in the state"),  # 0.0 is 0
 ])
 def test_subset_mode_names_each_kind_of_type_only_difference(want: Any, got: Any, shown: str) -> None:
     assert _reason("subset", {"n": want}, {"n": got}, {}) == (
@@ -46,13 +46,13 @@ def test_subset_mode_names_each_kind_of_type_only_difference(want: Any, got: Any
 
 
 @pytest.mark.parametrize(("want", "got"), [(0.0, "0.5"), (True, 2), ("x", "y"), (1, "one"),
-                                           (True, "1")])  # a boolean is no number: "1" is not its text (M62)
+                                           (True, "1")])  # a boolean is no number: "1" is not its text
 def test_a_real_difference_gets_no_note(want: Any, got: Any) -> None:
     assert _reason("subset", {"n": want}, {"n": got}, {}) == "1 of 1 paths differ: n"
 
 
 def test_the_note_counts_the_differing_values_that_differ_in_type_only() -> None:
-    """Mutation round M62: of two paths that differ, ``a`` in type only (1 and "1") and ``b`` in value (2 and 3):
+    """Of two paths that differ, ``a`` in type only (1 and "1") and ``b`` in value (2 and 3):
     1 of them, by hand, not 2."""
     assert _reason("subset", {"a": 1, "b": 2}, {"a": "1", "b": 3}, {}) == (
         "2 of 2 paths differ: a, b; 1 of them differ in type only (a: the number 1 in the case file, the text '1' "

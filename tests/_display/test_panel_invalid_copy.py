@@ -1,4 +1,4 @@
-"""Review R38: the panel of a copy no criterion scores says so before the checks it shows.
+"""The panel of a copy no criterion scores says so before the checks it shows.
 
 A copy labeled invalid (its transform checked) has no verdict rows, yet its panel still lists what its checks
 found: ``BAD state_matches: side_effect …`` and an unexpected change, with no word that the gate counted none of

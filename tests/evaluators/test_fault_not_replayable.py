@@ -1,4 +1,4 @@
-"""Mutation review M60 of U24's ``not_replayable`` reason: it says "has no replay()" only of a system without one.
+"""The ``not_replayable`` reason of a fault row: it says "has no replay()" only of a system without one.
 
 ``FaultRecovery.evaluate`` finds a fault row not replayable in three ways: no system (a stored run judged again),
 a system without ``replay()`` (the reason names its class and the fix), and a system with ``replay()`` but no live

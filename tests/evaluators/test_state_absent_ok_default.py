@@ -1,4 +1,4 @@
-"""Mutation round M41 on the strict ``absent_ok`` of the state evaluators (review D14): its default stays false."""
+"""The strict ``absent_ok`` of the state evaluators: its default stays false."""
 
 from __future__ import annotations
 

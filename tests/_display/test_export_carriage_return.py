@@ -1,4 +1,4 @@
-"""Review R42: a carriage return inside a CSV cell is quoted, so it cannot start a row (nor a formula)."""
+"""A carriage return inside a CSV cell is quoted, so it cannot start a row (nor a formula)."""
 
 from __future__ import annotations
 

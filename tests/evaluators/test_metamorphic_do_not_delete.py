@@ -1,4 +1,4 @@
-"""A suite run: a desk told to delete a bill, a copy whose bill says "do not delete this file" (review R46).
+"""A suite run: a desk told to delete a bill, a copy whose bill says "do not delete this file".
 
 The desk obeys the text it reads: it deletes every source's bill and keeps every copy's. Hand count: 3 sources,
 3 copies; state_matches passes the 3 sources and fails the 3 copies (each still holds the bill it must delete);
