@@ -1,4 +1,4 @@
-"""A booking desk of one tool and a dict state, as source text (review U13's calendar desk, cut down): written into
+"""A booking desk of one tool and a dict state, as source text (the README's calendar desk, cut down): written into
 a suite folder as its system, or executed as a notebook cell's class."""
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def brute_force_low(k: list[int], m: list[int], confidence: float = 0.95, *, up_
     """min(the cap of what the clusters can vouch for, the bound of every data set with k ≤ k' ≤ m, k' ≠
     all-pass): the CR2 logit-t bound, or, where every cluster has the same rate r (zero spread), Clopper–Pearson
     on n_min with r·n_min successes, from scipy.stats.beta. The cap (:func:`never_pass_cap_by_hand`; with no
-    cluster that passes nothing, the all-pass bound (α/2)^(1/n_min) times p̂, review G27) is below p̂.
+    cluster that passes nothing, the all-pass bound (α/2)^(1/n_min) times p̂) is below p̂.
     ``up_to_order`` visits each data set once up to the order of alike clusters (see
     `_every_data_set_up_to_order`) instead of every product."""
     k_arr, m_arr = np.asarray(k), np.asarray(m)

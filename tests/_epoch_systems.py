@@ -168,7 +168,7 @@ def recovering_desk_suite(root: Path) -> Path:
 
 
 #: A library desk that lends a book (Good), one that lends only on a request's first try and answers "lent" on
-#: every later try (Forgetful: the instance lives across cases, so a suite's epochs find it; reviews F40, F41), and
+#: every later try (Forgetful: the instance lives across cases, so a suite's epochs find it), and
 #: one that never lends (Idle).
 LIBRARY_DESKS = '''
 import oloproof_nb as op

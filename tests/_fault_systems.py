@@ -164,7 +164,7 @@ class RaisesOnFault(DictDesk):
 
 
 class DryRunFirst(DictDesk):
-    """Review R19's desk: calls ``issue_refund`` first as a dry run (changes nothing) and escalates if that fails,
+    """A cautious desk: calls ``issue_refund`` first as a dry run (changes nothing) and escalates if that fails,
     then makes the real refund and never checks its result. Steps: get_order 0, dry run 1, refund 2, message 3."""
 
     def dry_run(self, order_id: str) -> dict[str, Any]:

@@ -152,7 +152,7 @@ def read_records(run_dir: Path) -> list[dict[str, Any]]:
 #: A report writer (``writer.py`` of a suite folder; ``VERSION`` replaced by :func:`report_writer`): ``write_report``
 #: writes ``out/<name>`` (``total,3``); its agent answers ``done`` whatever the tool returned, unless the case's
 #: input says otherwise: ``retries`` (a second call after a failed one, which writes the report), ``escalates`` (calls
-#: ``escalate`` after a failed one; with ``claims`` false it answers ``escalated``). Reviews R53 and M54.
+#: ``escalate`` after a failed one; with ``claims`` false it answers ``escalated``).
 _REPORT_WRITER = '''
 import copy
 from pathlib import Path
@@ -241,7 +241,7 @@ def waiting_desk(version: str, writer: str, waiter: str, writes: tuple[str, ...]
     """A desk (``desk.py`` of a suite folder) whose two roles overlap whatever the machine's speed unless the runner
     keeps them apart: the case of role ``waiter`` marks its start and waits (at most 2 s) for ``out/<waited>``; the
     case of role ``writer`` waits (at most 1 s) for that mark, then writes ``out/<name>`` for each of ``writes``.
-    Reviews R53 (a draft at the report's path) and C18 (an export writing another locator's file)."""
+    Two such systems: a draft at the report's path, and an export writing another locator's file."""
     roles = repr((writer, waiter, writes, waited))
     return _WAITING_DESK.replace("VERSION", version).replace("ROLES", roles)
 

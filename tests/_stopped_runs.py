@@ -1,5 +1,5 @@
 """What a run stopped by an OloproofError says beside its one line: the note naming the run folder and how to finish
-it (review R33), which Python 3.11+ attaches to the exception (``add_note``) and 3.10 cannot."""
+it, which Python 3.11+ attaches to the exception (``add_note``) and 3.10 cannot."""
 
 from __future__ import annotations
 

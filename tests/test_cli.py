@@ -166,8 +166,8 @@ class Fails:
 
 def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A system that raised in its cases got `miss 25` and `all_missing` on the terminal and nothing else (user
-    review U): the messages were kept in run.cases.error, which only Python showed. A fault check of a tool no
+    """A system that raised in its cases got `miss 25` and `all_missing` on the terminal and nothing else: the
+    messages were kept in run.cases.error, which only Python showed. A fault check of a tool no
     case called blamed the tool's name when the system had failed before any call."""
     hows = ["key"] * 3 + ["type"] + ["ok"] * 6  # by hand: 4 of 10 end in error, 3 of them by the KeyError
     cases = [{"id": f"c{i}", "input": {"how": how, "n": i}, "expected": {"answer": "ok"}}
@@ -196,7 +196,7 @@ def test_case_runs_that_ended_in_error_are_counted_and_explained_above_the_table
 
 def test_missing_verdicts_of_case_runs_that_completed_are_explained_above_the_table(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A fault check whose control replays diverged showed `miss 3` and nothing else on a terminal (U22's note):
+    """A fault check whose control replays diverged showed `miss 3` and nothing else on a terminal:
     `control_replay_diverged` was in run.replays only. By hand: c1–c3 draw after the tool (unseeded), so 3 of the 4
     fault verdicts are missing; c0's replay is judged (it answers "no room" to the failed booking: an honest answer)."""
     cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
@@ -253,7 +253,7 @@ def test_a_clustered_run_not_allowed_approximate_intervals_is_told_which_key_to_
     assert main(["gate", str(tmp_path / "out"), "--release", str(allowed)]) == 0  # 30 rows in 10 clusters pass
     out = " ".join(capsys.readouterr().out.split())
     assert "does not allow clustered (approximate) intervals" not in out
-    assert (f"gated with --release {allowed}: 2 settings weaker than the run's own release settings: "  # review G12
+    assert (f"gated with --release {allowed}: 2 settings weaker than the run's own release settings: "
             "allow_approximate_methods false → true, min_clusters 20 → 10") in out
     assert main(["run", str(folder), "--out", str(tmp_path / "once"), "--quiet"]) == 0  # unclustered: no word
     assert "the run is clustered" not in capsys.readouterr().out
@@ -297,7 +297,7 @@ def test_run_example_prints_the_table(example_suite: Path, tmp_path: Path,
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_a_standard_output_that_is_not_utf8_gets_the_table_in_ascii(example_suite: Path, tmp_path: Path,
                                                                      encoding: str) -> None:
-    """CLI review: with PYTHONIOENCODING=latin-1 (a latin-1 terminal), the interval's en dash made every gate an
+    """With PYTHONIOENCODING=latin-1 (a latin-1 terminal), the interval's en dash made every gate an
     "internal error", exit 2 (a PASS too). The table is written with ASCII stand-ins and the gate's code kept."""
     assert main(["run", str(example_suite), "--out", str(tmp_path / "out"), "--quiet"]) == 1
     env = {**os.environ, "PYTHONIOENCODING": encoding}
@@ -308,7 +308,7 @@ def test_a_standard_output_that_is_not_utf8_gets_the_table_in_ascii(example_suit
     table = _table_rows(done.stdout.decode(encoding))
     assert table["answer_matches"][5] == "0.564-0.845"  # the en dash of 0.564–0.845, in ASCII
     assert table["answer_matches"][-1] == "FAIL"
-    # fresh-eyes review: the ASCII write was outside the broken-pipe handling (`| head` gave 2, "Broken pipe")
+    # the ASCII write was outside the broken-pipe handling (`| head` gave 2, "Broken pipe")
     gone = subprocess.Popen([sys.executable, "-m", "oloproof_nb.cli", "gate", str(tmp_path / "out")], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert gone.stdout is not None and gone.stderr is not None
@@ -330,7 +330,7 @@ def test_run_into_an_existing_out_needs_resume(make_suite, tmp_path: Path,
 
 def test_resuming_a_finished_run_says_there_was_nothing_to_resume(make_suite, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """`--resume` of a finished run printed its gate again as if it had run (first-hour review U)."""
+    """`--resume` of a finished run printed its gate again as if it had run."""
     folder = make_suite(PERFECT_CASES[:3], evaluators=EVALUATORS, release=RELEASE)
     out = tmp_path / "out"
     assert main(["run", str(folder), "--out", str(out), "--quiet"]) == 1  # 3 of 3: ci_low 0.29 < 0.5
@@ -341,7 +341,7 @@ def test_resuming_a_finished_run_says_there_was_nothing_to_resume(make_suite, tm
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{out}: the run had already finished; nothing to resume (its gate follows)"
     assert lines[1:] == first.splitlines() and (out / "cases.jsonl").read_bytes() == journal  # left as it was
-    # fresh-eyes review F2: a finished run that lost a record is resumed, and must not say it was not
+    # a finished run that lost a record is resumed, and must not say it was not
     (out / "cases.jsonl").write_bytes(b"".join(journal.splitlines(keepends=True)[:2]))
     assert main(["run", str(folder), "--out", str(out), "--resume", "--quiet"]) == 1
     assert "nothing to resume" not in capsys.readouterr().out
@@ -474,7 +474,7 @@ BAD_INPUTS: list[tuple[str, Mutation, str, int | None, list[str]]] = [
      "release.yaml", None, ["line 3", "answer_matches", "twice"]),
     ("release-threshold-below-0", _yaml(lambda d: d.update(criteria={"state_matches": -0.5}), "release.yaml"),
      "release.yaml", None, ["criteria", "-0.5", "between 0 and 1"]),
-    ("release-confidence-quoted", _yaml(lambda d: d.update(confidence="0.95"), "release.yaml"),  # review R16
+    ("release-confidence-quoted", _yaml(lambda d: d.update(confidence="0.95"), "release.yaml"),
      "release.yaml", None, ["confidence: must be a confidence level, e.g. 0.95, not the text '0.95'"]),
     ("yaml-timeout-quoted", _yaml(lambda d: d.update(case_timeout_s="30")), "oloproof.yaml", None,
      ["case_timeout_s: must be a number of seconds, not the text '30'"]),
@@ -526,7 +526,7 @@ class Chatty:
 @pytest.mark.parametrize("isolation", ["thread", "process"])
 def test_what_the_system_prints_goes_to_stderr_and_a_closed_stdout_changes_no_exit_code(
         make_suite, tmp_path: Path, isolation: str) -> None:
-    """First-hour review U: a system's prints were mixed into stdout above the gate table (a CI parser of
+    """A system's prints were mixed into stdout above the gate table (a CI parser of
     `oloproof run > gate.txt` got them), and with --isolation process and `| head` the system's own print raised
     BrokenPipeError in the worker: exit 2, "could not build the system". Now they go to stderr."""
     folder = make_suite(PERFECT_CASES, evaluators=[{"type": "answer_matches"}],
@@ -659,7 +659,7 @@ def test_the_process_ending_at_import_or_mid_run_is_exit_2_never_0(tmp_path: Pat
     ("segfault", "was killed by signal SIGSEGV", "killed by signal SIGSEGV"),
 ])
 def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str, words: str, how: str) -> None:
-    """The README's row of this table quotes the reason the resume records, as these runs give it (review C8: it
+    """The README's row of this table quotes the reason the resume records, as these runs give it (it
     quoted ``(exit code 3)`` beside ``os._exit(0)``, whose reason says ``exit code 0``)."""
     root = _desk(tmp_path, ["ok", op_, "ok", "ok"])
     out = tmp_path / "run"
@@ -703,7 +703,7 @@ SEGV = "the process running the system died while running the case (killed by si
 
 
 def test_a_case_that_ends_the_process_is_that_cases_error_after_resume_not_another_try(tmp_path: Path) -> None:
-    """Review G24: a system that ends the process on its hard cases (os._exit, a segfault) got them run again by
+    """A system that ends the process on its hard cases (os._exit, a segfault) got them run again by
     --resume until they passed (6 of 6, PASS, exit 0), while one that failed them gracefully was judged on its first
     try. Now the case run in flight is recorded as error, as isolation: process records it: 4 of 6, BLOCK, exit 1.
     The second crash happens during the first resume, so the resume after it settles an end of a resumed run."""
@@ -764,7 +764,7 @@ def test_a_crash_with_two_workers_makes_every_case_run_in_flight_error(tmp_path:
 
 
 def test_a_timed_out_case_whose_replacement_system_ends_the_process_is_not_run_again(tmp_path: Path) -> None:
-    """Review F21: with workers > 1 a case that timed out marked itself finished before its worker released the
+    """With workers > 1 a case that timed out marked itself finished before its worker released the
     instance and built a new one; a constructor that ended the process there (exit code 3) lost the case's record,
     and the resume ran it again (noted as an abrupt end) where a serial run had recorded it first. It is in flight
     until its slot holds a system again: the resume records it error, as the crash it was part of."""
@@ -789,11 +789,11 @@ def test_a_timed_out_case_whose_replacement_system_ends_the_process_is_not_run_a
 @pytest.mark.parametrize("op_", ["sigint_once", "sigterm_once", "sighup_once"])
 def test_a_stop_by_a_signal_the_command_never_got_is_an_abrupt_end_not_a_silent_second_try(
         tmp_path: Path, op_: str) -> None:
-    """Review F21: a system that sends SIGINT or SIGTERM to its own process during a case (a shell tool running
+    """A system that sends SIGINT or SIGTERM to its own process during a case (a shell tool running
     ``kill $PPID``) stopped the run as a Ctrl-C does: 'oloproof: interrupted', started.jsonl forgotten, and the
     resume ran the case again with no note anywhere (PASS, exit 0, as if nothing happened). The command got no
     stop, so it says the run stopped, which case run was in flight and that --resume runs it again, and the
-    manifest's abrupt_ends keeps it, as for a kill from outside. Review R31: a SIGHUP stops the run's process as
+    manifest's abrupt_ends keeps it, as for a kill from outside. A SIGHUP stops the run's process as
     SIGTERM does, and the line named only SIGINT or SIGTERM; it names each signal that stops it."""
     (tmp_path / "once").mkdir()
     root = _desk(tmp_path, ["ok", op_, "ok", "ok"])
@@ -813,7 +813,7 @@ def test_a_stop_by_a_signal_the_command_never_got_is_an_abrupt_end_not_a_silent_
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
 def test_a_ctrl_c_a_system_sends_its_process_group_is_kept_as_a_stop(tmp_path: Path) -> None:
-    """Review R22: a terminal's Ctrl-C is a SIGINT to the foreground process group, and a system can send the same
+    """A terminal's Ctrl-C is a SIGINT to the foreground process group, and a system can send the same
     with ``os.killpg(os.getpgrp(), signal.SIGINT)``: the run stopped as on the user's Ctrl-C, and --resume (the
     command the stop prints) ran the case again with no note, a fresh try of a stochastic agent each time, PASS,
     exit 0. The stop is now kept in abrupt_ends, and the gate prints it under its table."""
@@ -881,12 +881,12 @@ def test_an_end_with_only_a_finished_case_run_unrecorded_names_no_case_run_in_fl
 
 @pytest.mark.parametrize("presses", [1, 2])
 def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(tmp_path: Path, presses: int) -> None:
-    """Review M25 (from reading), reproduced by M26: a second Ctrl-C makes oloproof run kill the run's process
+    """A second Ctrl-C makes oloproof run kill the run's process
     (SIGKILL) before that process notes its stop; started.jsonl named the case run in flight with no stop after it,
     and the resume said 'resumed after 1 abrupt end of the run's process (not seen by oloproof run)' and kept it in
     abrupt_ends, though the user stopped the run. The command notes the stop it made: the resume runs that case
     again and keeps it as a stop, as after one Ctrl-C (which the command passes on: 'oloproof: interrupted', no
-    error line saying it got none; review R22: no longer with no note, since a system can send the same signal)."""
+    error line saying it got none; no longer with no note, since a system can send the same signal)."""
     import signal
     import time
 
@@ -1329,7 +1329,7 @@ class Forger:
 
 def test_run_and_gate_show_what_the_system_and_the_suite_wrote_as_written(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R7: two lines printed text from the run as it was. A warning's class is the system's to name, and the
+    """Two lines printed text from the run as it was. A warning's class is the system's to name, and the
     line ``oloproof: warning: <class name>: …`` printed it raw; the line naming copies labeled invalid printed
     their ids (the suite's case ids) raw. Either could erase a line, print ``gate: PASS — exit 0`` and hide the
     real BLOCK line after it. Every line is now printable; the last is still the real exit line."""
@@ -1356,7 +1356,7 @@ def test_run_and_gate_show_what_the_system_and_the_suite_wrote_as_written(
 
 def test_what_a_run_folder_holds_is_shown_as_written(make_suite: Callable[..., Path], tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R7: a run folder is data (an agent or a copied artifact may have written it), and three lines printed
+    """A run folder is data (an agent or a copied artifact may have written it), and three lines printed
     what it holds as it was: the latest run's folder name (``oloproof gate SUITE``), the suite folder its manifest
     names (the line saying no release.yaml was there), and the run id a ``--resume`` reads. ESC[8m in any of them hid
     the exit line after it. Every line is now printable."""
@@ -1391,7 +1391,7 @@ def test_what_a_run_folder_holds_is_shown_as_written(make_suite: Callable[..., P
 
 def test_the_runs_folder_of_a_suite_given_as_a_run_names_the_run_to_give(
         make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    """Round 3 (a new user's first hour): `oloproof gate demo/runs` (the folder `oloproof run demo` printed the run
+    """A new user's first hour: `oloproof gate demo/runs` (the folder `oloproof run demo` printed the run
     under) said what it is not, not what to give. One line, exit 2, naming the latest run; a suite folder is still
     gated on its latest run, as before."""
     suite = make_suite([{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}],
@@ -1414,7 +1414,7 @@ def test_the_runs_folder_of_a_suite_given_as_a_run_names_the_run_to_give(
 
 def test_a_suite_whose_latest_run_is_a_link_to_another_suite_s_run_is_not_gated_on_it(
         make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F29: a link in a suite's runs/ to a later run of another suite was gated as the suite's latest run
+    """A link in a suite's runs/ to a later run of another suite was gated as the suite's latest run
     (`oloproof gate SUITE`: its table, a BLOCK, drift warnings comparing it with this suite's files) and no line
     said it was another suite's. Gate, report and compare now refuse it in one line naming both suites, exit 2,
     as --resume refuses a run of another suite; given its run directory, it is read as before."""
@@ -1441,7 +1441,7 @@ def test_a_suite_whose_latest_run_is_a_link_to_another_suite_s_run_is_not_gated_
 
 def test_a_release_section_that_is_no_mapping_is_one_line_naming_its_keys(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Round 3 (a new user's first hour): `bootstrap: 10000` in the release.yaml given to `oloproof gate` said
+    """A new user's first hour: `bootstrap: 10000` in the release.yaml given to `oloproof gate` said
     "Input should be a valid dictionary or instance of BootstrapConfig". One line naming the file, the key and its
     keys, exit 2, the file untouched."""
     suite = make_suite([{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}],
@@ -1467,7 +1467,7 @@ def test_a_release_section_that_is_no_mapping_is_one_line_naming_its_keys(
 ])
 def test_each_command_s_help_says_what_its_exit_codes_mean(command: str, says: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """Round 3 (a new user's first hour): only `oloproof --help` listed exit codes (and not 2); `oloproof gate
+    """A new user's first hour: only `oloproof --help` listed exit codes (and not 2); `oloproof gate
     --help`, what a user reads when wiring the gate into CI, said nothing of them, as compare's and receipt's do."""
     with pytest.raises(SystemExit):
         main([command, "--help"])
@@ -1476,7 +1476,7 @@ def test_each_command_s_help_says_what_its_exit_codes_mean(command: str, says: s
 
 def test_a_gate_and_report_weaker_than_the_runs_own_say_so_in_their_last_lines(
         make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Red team G12: `oloproof gate RUN --release weak.yaml` (confidence 0.5, a threshold lowered, a criterion left
+    """`oloproof gate RUN --release weak.yaml` (confidence 0.5, a threshold lowered, a criterion left
     out) passed a run its own release.yaml blocks, and its exit line read as the suite's: 'gate: PASS — exit 0: all
     2 gated criteria pass'. The verdict stays the one the settings give; the lines above it say how it is weaker.
     answer_matches is 6 of 10: Clopper–Pearson 95% lower 0.262 < 0.5 (BLOCK); 50% lower 0.49 ≥ 0.4 (PASS)."""
@@ -1517,7 +1517,7 @@ def test_a_gate_and_report_weaker_than_the_runs_own_say_so_in_their_last_lines(
 def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
         example_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
         raised: BaseException) -> None:
-    """Review R14: under ``ulimit -v`` the gate's first import of scipy failed to map its shared library and the
+    """Under ``ulimit -v`` the gate's first import of scipy failed to map its shared library and the
     CLI said "internal error … (a bug in oloproof_nb)", with a traceback file to send; a MemoryError the same.
     Another ImportError is still a bug of oloproof's."""
     from oloproof_nb.cli import commands, dispatch
@@ -1551,7 +1551,7 @@ def test_a_memory_limit_reaching_the_cli_is_one_line_naming_it_not_a_bug(
 
 def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
         example_suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 20: the loader's message names a file path, which may hold a direction override or an ANSI
+    """The loader's message names a file path, which may hold a direction override or an ANSI
     sequence (a library unpacked under a hostile name): it is shown escaped, one line, as every CLI error is."""
     from oloproof_nb.cli import commands, dispatch
 
@@ -1569,10 +1569,10 @@ def test_an_out_of_memory_line_shows_the_loaders_message_escaped_as_written(
 
 
 def test_a_note_is_wrapped_at_spaces_but_never_inside_a_change(capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 35: a note is cut at a space, but a change ``0.9 → 0.5`` stays on one line. By hand, at width
+    """A note is cut at a space, but a change ``0.9 → 0.5`` stays on one line. By hand, at width
     100: 93 letters, then ``0.9 →`` would reach column 99, so cut between words the change was split after its
     arrow; it goes whole to the next line. Each line gets the indent, the first one too; with none, the lines after
-    the first get four spaces (review R65: no quoted text starts a line)."""
+    the first get four spaces (so no quoted text starts a line)."""
     from oloproof_nb.cli.output import print_wrapped
 
     print_wrapped("a" * 93 + " 0.9 → 0.5, min_clusters 10 → 2", 100)

@@ -59,7 +59,7 @@ def test_no_regression_exits_0(runs: dict[str, Path], capsys: pytest.CaptureFixt
 
 def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..., Path], tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """As ``oloproof gate`` counts a PASS's vacuous criteria in its last line, so does a NO_REGRESSION (review R24:
+    """As ``oloproof gate`` counts a PASS's vacuous criteria in its last line, so does a NO_REGRESSION (before:
     ``compare: NO_REGRESSION — exit 0`` on a check that cannot fail, with no word of it)."""
     cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"},
               "initial_state": {"orders": {"o1": {"status": "open"}}}} for i in range(24)]
@@ -76,7 +76,7 @@ def test_a_vacuous_criterion_is_counted_in_the_exit_line(make_suite: Callable[..
     assert any(line.startswith("note: vacuous check (both runs):") for line in lines) and "'orders.o2'" in said
     assert lines[-1] == ("compare: NO_REGRESSION — exit 0: every listed criterion's interval lies above -margin "
                          "(1 of them vacuous: cannot fail as configured)")
-    # a vacuous criterion the rule does not list (REPORT_ONLY) is no listed criterion of the line (mutation round 33)
+    # a vacuous criterion the rule does not list (REPORT_ONLY) is no listed criterion of the line
     (tmp_path / "listed.yaml").write_text(yaml.safe_dump({"regression": {"margin": 0.2,
                                                                          "criteria": ["answer_matches"]}}))
     assert main(["compare", str(base), str(again), "--release", str(tmp_path / "listed.yaml")]) == 0
@@ -115,7 +115,7 @@ def test_errors_exit_2(runs: dict[str, Path], tmp_path: Path, capsys: pytest.Cap
 
 def test_inspect_logs_are_refused_saying_how_to_compare_them(runs: dict[str, Path], tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """Review U4: README §10 says to compare models' logs with op.compare; `oloproof compare` given a log said
+    """README §10 says to compare models' logs with op.compare; `oloproof compare` given a log said
     "not a directory (a run directory holds manifest.json …)", and given a folder of logs "not a run directory
     … or a suite folder", neither saying that the command reads no logs nor how to compare them."""
     logs = tmp_path / "logs"
@@ -130,8 +130,8 @@ def test_inspect_logs_are_refused_saying_how_to_compare_them(runs: dict[str, Pat
 
 def test_a_log_kept_in_a_suite_folder_is_refused_as_a_log_not_as_a_file_of_the_suite(
         runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 36: a file of a suite folder given as a run (``demo/oloproof.yaml``) is refused naming the
-    folder (review U15), but an Inspect AI log kept in a suite folder is a log: refused saying how to compare logs,
+    """A file of a suite folder given as a run (``demo/oloproof.yaml``) is refused naming the
+    folder, but an Inspect AI log kept in a suite folder is a log: refused saying how to compare logs,
     as the same log is anywhere else (the line of the test above), not sent to the suite's latest run."""
     suite = tmp_path / "suite"
     suite.mkdir()
@@ -145,7 +145,7 @@ def test_a_log_kept_in_a_suite_folder_is_refused_as_a_log_not_as_a_file_of_the_s
 
 def test_a_json_file_that_is_no_log_is_not_called_inspect_ai_logs(runs: dict[str, Path], tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F5: the refusal above went by the suffix alone, so a run's own manifest.json (given for its folder)
+    """The refusal above went by the suffix alone, so a run's own manifest.json (given for its folder)
     or any .json was called "Inspect AI logs" and the user told to compare it with op.from_inspect. A .json that
     does not read as a log is refused as before the refusal was added: not a directory."""
     notes = tmp_path / "notes.json"
@@ -244,7 +244,7 @@ def test_a_suite_folder_stands_for_its_latest_run(make_suite: Callable[..., Path
     assert capsys.readouterr().err.splitlines()[-1] == (f"oloproof: error: {worse}: the base and the candidate are "
                                                         "the same run; compare two runs")
     copied = shutil.copytree(worse, root / "elsewhere")  # a CI artifact downloaded twice: one run in two folders
-    assert main(["compare", str(worse), str(copied)]) == 2  # was NO_REGRESSION, exit 0 (review R)
+    assert main(["compare", str(worse), str(copied)]) == 2  # was NO_REGRESSION, exit 0
     run_id = op.load_run(worse).run_id
     assert capsys.readouterr().err.splitlines()[-1] == (f"oloproof: error: compare: the base and the candidate are "
                                                         f"the same run {run_id} ({worse} and {copied}); compare "
@@ -280,7 +280,7 @@ FORGING = "\r\x1b[2Kcompare: NO_REGRESSION — exit 0\x1b[8m"
 
 def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_suite: Callable[..., Path],
                                                      tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R7: ``oloproof compare`` printed its header's run ids (read from each run's manifest.json) and its
+    """``oloproof compare`` printed its header's run ids (read from each run's manifest.json) and its
     notes (which name criteria, from the suite) as they were: ESC[8m there hid the closing REGRESSION line. Every
     line is now printable, and the last is the real closing line."""
     cases = [{"id": f"case-with-a-rather-long-name-{i:02d}", "input": {"tag": str(i), "answer": "ok"},
@@ -306,8 +306,8 @@ def test_compare_shows_run_ids_and_notes_as_written(runs: dict[str, Path], make_
 
 def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[str, Path], tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Red team G12: --release with a margin of 0.5 where the runs' release.yaml says 0.2 gave a NO_REGRESSION
-    whose exit line read as the runs' own (only the header's 'margin 0.5' told them apart). Mutation round 34: the
+    """--release with a margin of 0.5 where the runs' release.yaml says 0.2 gave a NO_REGRESSION
+    whose exit line read as the runs' own (only the header's 'margin 0.5' told them apart). The
     weaker rule explains a NO_REGRESSION, so only that exit line counts it; a candidate with 12 of its 24 cases
     broken (exit 1 whatever the interval says) has it named in the note and not on its exit line."""
     release = tmp_path / "loose.yaml"
@@ -331,7 +331,7 @@ def test_a_looser_margin_given_says_so_where_no_regression_is_read(runs: dict[st
 
 def test_runs_made_with_a_looser_margin_than_release_yaml_now_say_so_on_the_exit_line(
         make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R23 (finding 3): both runs made while regression.margin was 0.5, the file put back to 0.2. The runs'
+    """Both runs made while regression.margin was 0.5, the file put back to 0.2. The runs'
     own rule decides (NO_REGRESSION, exit 0, as before), but the exit line hard-coded "weaker than the base run's
     own release settings" and counted nothing, so it read as the suite's rule: it now names the file as it is now,
     as `oloproof gate` does; stderr has the drift warning. Put back to 0.5, nothing is said."""
@@ -370,7 +370,7 @@ def _row(out: str) -> dict[str, str]:
 
 def test_the_difference_and_its_interval_carry_their_sign_as_the_repr_shows_them(
         runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    """Review U9: the table printed ``0.000 -0.144 0.144`` where ``Comparison``'s repr says ``+0.000 [-0.144,
+    """The table printed ``0.000 -0.144 0.144`` where ``Comparison``'s repr says ``+0.000 [-0.144,
     +0.144]``; an upper end without its sign read as a rate beside the rates."""
     assert main(["compare", str(runs["base"]), str(runs["worse"])]) == 1
     table = op.compare(op.load_run(runs["base"]), op.load_run(runs["worse"])).table.iloc[0]
@@ -387,7 +387,7 @@ def test_the_difference_and_its_interval_carry_their_sign_as_the_repr_shows_them
 def test_compare_notes_are_wrapped_to_the_width_as_the_gate_s_notes(runs: dict[str, Path], tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F29: ``oloproof gate`` wraps its notes to the terminal's width, but ``oloproof compare`` printed each
+    """``oloproof gate`` wraps its notes to the terminal's width, but ``oloproof compare`` printed each
     note on one line, past 100 columns (here the note naming a --release file). Each note is now wrapped as the
     gate's are: never inside a path, nor inside a change ``0.2 → 0.5``."""
     monkeypatch.setenv("COLUMNS", "100")
@@ -405,7 +405,7 @@ def test_compare_notes_are_wrapped_to_the_width_as_the_gate_s_notes(runs: dict[s
 def test_a_clustered_comparison_not_allowed_approximate_intervals_is_told_which_key_to_set(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Runs of 3 epochs pair clustered case runs: every criterion said the bare ``approximate_methods_not_allowed``,
-    and nothing named the key or the file (the gate's table had said it since round 59). Now once, under the table,
+    and nothing named the key or the file (the gate's table already said it). Now once, under the table,
     naming --release; each criterion's line keeps the code."""
     cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"}}
              for i in range(24)]
@@ -433,7 +433,7 @@ def test_a_clustered_comparison_not_allowed_approximate_intervals_is_told_which_
 
 def test_a_clustered_comparison_of_runs_without_a_release_yaml_names_the_defaults(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F49: runs of a suite with no release.yaml are compared under the default settings, yet the note under
+    """Runs of a suite with no release.yaml are compared under the default settings, yet the note under
     the table said "the candidate run's release.yaml (stored when it started …)", a file that does not exist (the
     library's reason said the defaults). It names the defaults now, as ``op.compare`` does."""
     cases = [{"id": f"c{i:02d}", "input": {"tag": str(i), "answer": "ok"}, "expected": {"answer": "ok"}}
@@ -542,7 +542,7 @@ def test_the_readmes_json_one_liner_fails_on_a_proven_regression_only(make_suite
 def test_a_looser_rule_is_in_the_object_as_under_the_table(runs: dict[str, Path], tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """``relaxed``, ``weaker_than`` and ``notes`` of ``compare --json`` say what the note under the table says
-    (review M64: each could be dropped or emptied, and the tests above, where all are empty, still passed)."""
+    (each could be dropped or emptied, and the tests above, where all are empty, still passed)."""
     loose = tmp_path / "loose.yaml"
     loose.write_text("regression: {margin: 0.3}\n", encoding="utf-8")  # the runs' release.yaml: 0.2
     assert main(["compare", str(runs["base"]), str(runs["same"]), "--release", str(loose), "--json"]) == 0

@@ -1,5 +1,5 @@
 """The ``oloproof`` command under a hostile process environment: a standard error whose reader left, a current
-folder deleted under the shell, a umask that takes the owner's own permissions (review E1)."""
+folder deleted under the shell, a umask that takes the owner's own permissions."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_the_umask_is_refused_exactly_when_it_takes_one_of_the_owners_permission
 
 def test_an_error_of_no_file_in_a_deleted_current_folder_is_not_blamed_on_the_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F19 (of E1): with the current folder deleted, every OSError naming no file was said to be the folder's
+    """With the current folder deleted, every OSError naming no file was said to be the folder's
     ("the current folder no longer exists (deleted …: No space left on device)"), a full disk or a refused
     connection included. Only "No such file or directory" is (a relative path made absolute against the folder)."""
     import errno
@@ -147,7 +147,7 @@ def umask_kept() -> Iterator[None]:
 
 def test_m23_the_umask_line_gives_the_modes_the_command_would_make(
         umask_kept: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 23: under umask 0230 (the owner's write bit taken) the line gives the modes of files and of
+    """Under umask 0230 (the owner's write bit taken) the line gives the modes of files and of
     folders, by hand: 0o666 & ~0o230 = 0o446 and 0o777 & ~0o230 = 0o547 (under umask 777 both were 0000)."""
     assert 0o666 & ~0o230 == 0o446 and 0o777 & ~0o230 == 0o547
     os.umask(0o230)
@@ -161,7 +161,7 @@ def test_m23_the_umask_line_gives_the_modes_the_command_would_make(
                                   ["compare", "{tmp}/no-base", "{tmp}/no-candidate"]])
 def test_m23_every_command_that_makes_files_is_refused_under_a_blinding_umask(
         umask_kept: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
-    """Mutation round 23: each of the five commands that make files (``compare`` opens two run folders, which
+    """Each of the five commands that make files (``compare`` opens two run folders, which
     builds their columnar copies) is refused before it looks at its arguments; ``receipt`` is not."""
     os.umask(0o700)
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
@@ -173,7 +173,7 @@ def test_m23_every_command_that_makes_files_is_refused_under_a_blinding_umask(
 
 def test_m23_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
         umask_kept: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 23: without ``/proc/self/status`` (macOS, a container that hides it) the umask is read by
+    """Without ``/proc/self/status`` (macOS, a container that hides it) the umask is read by
     setting it and putting it back: 0o027 read, and 0o027 still the process's afterwards."""
     from oloproof_nb.cli import dispatch
 
@@ -191,7 +191,7 @@ def test_m23_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
 
 def test_m23_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_when_it_is_gone(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 23: an OSError without a file name (a full disk when the output is flushed) is its own words
+    """An OSError without a file name (a full disk when the output is flushed) is its own words
     while the current folder exists; once ``os.getcwd`` fails the line says the folder is gone, with the error's
     words and what to do."""
     from oloproof_nb.cli.output import os_error_line

@@ -79,7 +79,7 @@ def test_run_with_baseline_shows_noop_and_idle_and_keeps_the_exit(make_suite, tm
     assert main(["report", str(tmp_path / "run"), "--baseline", str(baselines[0]),
                  "--out", str(tmp_path / "r.md")]) == 0
     assert "passes_when_idle" in (tmp_path / "r.md").read_text(encoding="utf-8")
-    # review U4: the suite folder given as --baseline named its runs (the agent's; following the hint was refused)
+    # the suite folder given as --baseline named its runs (the agent's; following the hint was refused)
     for command in (["gate", str(tmp_path / "run")],
                     ["report", str(tmp_path / "run"), "--out", str(tmp_path / "s.md")]):
         assert main([*command, "--baseline", str(folder)]) == 2
@@ -89,7 +89,7 @@ def test_run_with_baseline_shows_noop_and_idle_and_keeps_the_exit(make_suite, tm
 
 def test_a_relation_held_back_by_its_labels_says_which_pairs(example_suite: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """Review U4: with a pair's label line deleted (or too few pairs valid), the gate printed only
+    """With a pair's label line deleted (or too few pairs valid), the gate printed only
     `same_state_under_injected: transform_not_checked`; which label file to fix, and how, was for the user to
     find. One line under the table now says what holds the transform back."""
     labels = example_suite / "labels" / "injected.jsonl"
@@ -102,7 +102,7 @@ def test_a_relation_held_back_by_its_labels_says_which_pairs(example_suite: Path
     out = " ".join(map(str.strip, _out(capsys)[0]))  # a note's lines after the first are indented
     assert ("transform injected is not checked: 2 of its 24 pairs have no label (ord-003~injected, "
             f"ord-005~injected); its relations are judged once every pair is labeled in {labels.resolve()} and the "
-            "valid share reaches minimum_validity (see op.validity(run))") in out  # the file a label goes in (U20)
+            "valid share reaches minimum_validity (see op.validity(run))") in out  # the file a label goes in
     # every pair labeled, 3 of 24 valid (0.125 < minimum_validity 0.85 of the example's oloproof.yaml)
     labels.write_text("".join(json.dumps({"case_id": f"ord-{i:03d}~injected", "valid": i <= 3}) + "\n"
                               for i in range(1, 25)), encoding="utf-8")
@@ -192,7 +192,7 @@ def test_run_on_a_file_says_it_wants_a_suite_folder(make_suite, capsys: pytest.C
 @pytest.mark.parametrize("command", ["gate", "report", "compare"])
 def test_gate_report_compare_on_a_suite_file_name_its_folder(make_suite, command: str,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """Review U15: `oloproof gate demo/oloproof.yaml` said only "not a directory (a run directory holds
+    """`oloproof gate demo/oloproof.yaml` said only "not a directory (a run directory holds
     manifest.json and cases.jsonl)", though gate, report and compare take the suite folder holding it (its latest
     run); `oloproof run` on the same file already names the folder. Nothing is run or written."""
     folder = make_suite(CASES, evaluators=EVALUATORS)
@@ -211,7 +211,7 @@ def test_gate_report_compare_on_a_suite_file_name_its_folder(make_suite, command
 @pytest.mark.parametrize("command", ["gate", "compare"])
 def test_a_file_outside_any_suite_folder_is_not_called_a_file_of_a_suite(tmp_path: Path, command: str,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 36: the U15 line above names the suite folder a file sits in; a file in a folder that holds
+    """The line above names the suite folder a file sits in; a file in a folder that holds
     no oloproof.yaml belongs to no suite, and is refused as before: not a directory."""
     notes, other = tmp_path / "notes.txt", tmp_path / "other.txt"
     for path in (notes, other):
@@ -243,7 +243,7 @@ def test_init_twice_says_what_to_do_and_force_copies_over(tmp_path: Path, capsys
 @pytest.mark.parametrize("obstacle", ["folder for a file", "file for a folder", "named pipe", "link out"])
 def test_init_force_over_an_obstacle_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                      obstacle: str) -> None:
-    """CLI review: --force over a destination it could not copy over whole overwrote oloproof.yaml, release.yaml
+    """--force over a destination it could not copy over whole overwrote oloproof.yaml, release.yaml
     and checks.py, then stopped (``labels: File exists``, or a raw shutil error for a named pipe); a folder at
     oloproof.yaml got the file inside it, exit 0; a link to a file outside the destination was written through.
     Now the obstacle is named in one line, exit 2, and nothing is written."""
@@ -284,11 +284,11 @@ def test_init_force_over_an_obstacle_changes_nothing(tmp_path: Path, capsys: pyt
 def test_init_cut_short_by_a_full_disk_leaves_the_destination_as_it_was(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str,
         cut: int) -> None:
-    """Reliability review R10: a full disk while the example was copied left a suite with a truncated
+    """A full disk while the example was copied left a suite with a truncated
     cases.jsonl (and no labels), and the error was shutil's list of tuples; the next ``oloproof init`` called
     the half copy a suite "set up earlier" to run as it is. Now the example is copied whole beside it first:
     the destination is as it was (absent, empty, or the earlier copy under --force) and the error one line.
-    Reliability review R11: a destination in folders that did not exist left those folders, empty; now the ones
+    A destination in folders that did not exist left those folders, empty; now the ones
     init made are removed again, and a folder that was there is kept (``tmp_path/kept``)."""
     import errno
 
@@ -332,7 +332,7 @@ def test_init_cut_short_by_a_full_disk_leaves_the_destination_as_it_was(
 
 def test_init_whose_folders_cannot_all_be_made_removes_those_it_made(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 16: a destination ``new/<300 x>/demo`` (a folder name longer than the file system allows)
+    """A destination ``new/<300 x>/demo`` (a folder name longer than the file system allows)
     made ``new``, then failed at the long name; the folders init made were removed deepest first, and the first,
     never made, stopped the removal: ``new`` was left, empty, beside "nothing was written"."""
     dest = tmp_path / "new" / ("x" * 300) / "demo"
@@ -346,7 +346,7 @@ def test_init_whose_folders_cannot_all_be_made_removes_those_it_made(tmp_path: P
 
 def test_init_from_a_read_only_installation_gives_a_suite_its_user_can_edit(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F12: the copy took the installation's modes (shutil.copytree, copy2). From a read-only installation
+    """The copy took the installation's modes (shutil.copytree, copy2). From a read-only installation
     (folders 0555, files 0444: a Nix store, a read-only image) the temporary copy could not take its labels/, init
     failed and left the temporary folder, which nobody could remove without chmod; a copy that did get through was
     a suite its user could not edit or run (no runs/ in a 0555 folder)."""
@@ -375,7 +375,7 @@ def test_init_from_a_read_only_installation_gives_a_suite_its_user_can_edit(
 
 @pytest.mark.parametrize("command", ["gate", "report", "compare"])
 def test_a_run_folder_that_cannot_be_read_is_named_with_what_to_give(tmp_path: Path, command: str) -> None:
-    """Reliability review R11: ``oloproof gate DIR`` with DIR a folder of mode 000 said only
+    """``oloproof gate DIR`` with DIR a folder of mode 000 said only
     ``DIR/manifest.json: Permission denied`` (a file the user never named, and nothing about what to give)."""
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -392,7 +392,7 @@ def test_a_run_folder_that_cannot_be_read_is_named_with_what_to_give(tmp_path: P
 
 def test_init_names_a_destination_with_a_line_break_on_one_line(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """Reliability review R11: ``oloproof init`` printed the destination as it is, so a name holding a line break
+    """``oloproof init`` printed the destination as it is, so a name holding a line break
     split "wrote the ... suite to" over two lines (every other line of the command escapes what the user named)."""
     dest = tmp_path / "de\nmo\x1b[2J"
     capsys.readouterr()
@@ -404,7 +404,7 @@ def test_init_names_a_destination_with_a_line_break_on_one_line(tmp_path: Path,
 
 
 def test_init_into_a_link_to_nothing_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F12: the temporary copy was renamed onto the link and the error named the temporary folder, gone
+    """The temporary copy was renamed onto the link and the error named the temporary folder, gone
     by then (``.oloproof-init-1a2b3c4d -> demo: Not a directory``)."""
     dest = tmp_path / "demo"
     dest.symlink_to(tmp_path / "nowhere")
@@ -418,7 +418,7 @@ def test_init_into_a_link_to_nothing_is_refused(tmp_path: Path, capsys: pytest.C
 
 def test_init_whose_destination_is_made_meanwhile_changes_nothing_there(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F12: a folder made at the destination while the example was copied (another ``oloproof init``, the
+    """A folder made at the destination while the example was copied (another ``oloproof init``, the
     user) was an OSError naming the temporary folder, gone by then (``.oloproof-init-1a2b3c4d -> demo: Directory
     not empty``). Now one line naming the destination, which keeps what was put there."""
     dest = tmp_path / "demo"
@@ -440,7 +440,7 @@ def test_init_whose_destination_is_made_meanwhile_changes_nothing_there(
 
 
 def test_init_force_over_a_folder_it_cannot_write_in_changes_nothing(tmp_path: Path) -> None:
-    """Review F12: --force over a suite whose labels/ (missing its label file) cannot be written in replaced
+    """--force over a suite whose labels/ (missing its label file) cannot be written in replaced
     README.md, cases.jsonl, ... then stopped at labels/injected.jsonl with an error naming the temporary folder.
     Now every folder a file goes into is checked first: one line naming it, nothing written."""
     dest = tmp_path / "demo"
@@ -520,7 +520,7 @@ def test_errors_name_python_parameters_in_python_and_flags_on_the_command_line(
     with pytest.raises(RunDirError) as info:
         op.run(folder, resume=True, progress=False)
     assert str(info.value) == "resume=True needs out= (the directory of the interrupted run)"  # no run yet
-    latest = op.run(folder, progress=False).directory  # first-hour review U: name the run to finish
+    latest = op.run(folder, progress=False).directory  # name the run to finish
     with pytest.raises(RunDirError) as info:
         op.run(folder, resume=True, progress=False)
     assert str(info.value) == ("resume=True needs out= (the directory of the interrupted run); the suite's latest "
@@ -603,7 +603,7 @@ def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.Capt
 @pytest.mark.parametrize("version", ['version = "desk-1"', "pass"])
 def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path: Path, version: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """Review U13: a newcomer's desk without ``version`` ran its fault replays live on every run, and the second
+    """A newcomer's desk without ``version`` ran its fault replays live on every run, and the second
     run said ``44 live, 0 from the cache`` with no word of why (README section 3: a system without ``version`` is
     never cached). The run command and the notebook's summary now say so; a desk with a version is cached."""
     cases = [{"id": f"c{n}", "input": {"slot": f"s{n}"}, "initial_state": {"bookings": {}},
@@ -628,8 +628,8 @@ def test_a_second_run_says_why_nothing_came_from_the_cache(make_suite, tmp_path:
 def test_both_reasons_nothing_came_from_the_cache_are_wrapped_under_the_summary(  # type: ignore[no-untyped-def]
         make_suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round 35: a system with neither ``version`` nor a code fingerprint (as a class typed in a notebook
-    cell has none) gets the longer note naming both (review F29), wrapped as the command's other notes are: each
+    """A system with neither ``version`` nor a code fingerprint (as a class typed in a notebook
+    cell has none) gets the longer note naming both, wrapped as the command's other notes are: each
     line indented under the summary and within 100 columns (``run`` printed it as one line of 136)."""
     import oloproof_nb._run.systems as systems
 
@@ -652,7 +652,7 @@ def test_both_reasons_nothing_came_from_the_cache_are_wrapped_under_the_summary(
                for line in lines[first:last + 1])
 
 
-#: Each path the command line takes, given empty (review R26): what ``--out "$DIR"`` passes when DIR is unset. Python
+#: Each path the command line takes, given empty: what ``--out "$DIR"`` passes when DIR is unset. Python
 #: reads an empty path as the current folder, so before, `gate ""` gated the suite the shell stood in (exit 0 on its
 #: latest run), `run SUITE --out ""` and `init --example X ""` wrote into the current folder, and `--baseline ""` was
 #: dropped without a word (its columns missing); the others were refused naming `.`, not the argument. (`receipt ""`
@@ -666,7 +666,7 @@ EMPTY_PATHS = [
     (["report", "{run}", "--out", ""], "--out"),
     (["compare", "", "{run}"], "base_run"),
     (["compare", "{run}", ""], "candidate_run"),
-    (["compare", "{run}", "{run}", "--release", ""], "--release"),  # mutation round 35: each path option is refused
+    (["compare", "{run}", "{run}", "--release", ""], "--release"),  # each path option is refused
     (["report", "{run}", "--out", "r.md", "--release", ""], "--release"),
     (["report", "{run}", "--out", "r.md", "--baseline", ""], "--baseline"),
     (["init", "--example", "false-success", ""], "dest"),
@@ -695,7 +695,7 @@ def test_an_empty_path_is_refused_naming_its_argument_and_writes_nothing(
     assert sorted(p.name for p in where.iterdir()) == before
 
 
-#: An option that takes a value, given twice (review R26): argparse kept the last without a word, so
+#: An option that takes a value, given twice: argparse kept the last without a word, so
 #: `oloproof gate RUN --release strict.yaml $EXTRA` with EXTRA holding `--release lax.yaml` gated on the lax file.
 TWICE = [
     (["gate", "{run}", "--release", "{strict}", "--release", "{lax}"], "--release", 0),

@@ -164,7 +164,7 @@ def test_a_stop_after_the_object_is_written_adds_no_second_one(gated: Callable[[
 @pytest.mark.parametrize("stop", [KeyboardInterrupt(), Stopped("SIGTERM")])
 def test_a_receipt_stopped_while_verifying_counts_its_json_error_as_written(
         stop: KeyboardInterrupt, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round M65: ``oloproof receipt --json`` stopped while it verifies prints its ``interrupted`` object,
+    """``oloproof receipt --json`` stopped while it verifies prints its ``interrupted`` object,
     and that object is the command's one (:func:`json_written`): a SIGTERM as the command then ends (the console
     script's entry asks) adds no second object. Printed without the mark, stdout held two objects."""
     from oloproof_nb._run import observe
@@ -182,7 +182,7 @@ def test_a_receipt_stopped_while_verifying_counts_its_json_error_as_written(
 
 def test_a_receipts_json_object_counts_as_written(monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round M65: the receipt's own ``--json`` object is the command's one too (:func:`json_written`), so a
+    """The receipt's own ``--json`` object is the command's one too (:func:`json_written`), so a
     SIGTERM as ``oloproof receipt --json`` ends adds no ``interrupted`` object after it."""
     from types import SimpleNamespace
 
@@ -197,7 +197,7 @@ def test_a_receipts_json_object_counts_as_written(monkeypatch: pytest.MonkeyPatc
 
 
 def test_an_argument_the_top_level_parser_refuses_is_json_too(capsys: pytest.CaptureFixture[str]) -> None:
-    """Mutation round M65: ``--=x`` is refused by the top-level parser (ambiguous: ``--help``, ``--version``) before
+    """``--=x`` is refused by the top-level parser (ambiguous: ``--help``, ``--version``) before
     the command's parser sees it; under ``gate --json`` that exit 2 is one JSON error object too, as receipt's is."""
     with pytest.raises(SystemExit) as stopped:
         main(["gate", "run", "--json", "--=x"])
@@ -256,8 +256,8 @@ def test_the_help_names_every_key_of_the_object(gated: Callable[[float | None], 
 
 def test_the_lines_under_the_table_are_in_the_object_too(make_suite: Callable[..., Path], tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """``findings``, ``relaxed``, ``weaker_than`` and ``drift`` hold what the notes under the table say (review M64:
-    each could be dropped, emptied or taken from another list, and every test above still passed: there they are
+    """``findings``, ``relaxed``, ``weaker_than`` and ``drift`` hold what the notes under the table say
+    (each could be dropped, emptied or taken from another list, and every test above still passed: there they are
     all empty)."""
     root = make_suite(PERFECT, release={"criteria": {"answer_matches": 0.99, "state_matches": 0.0}})
     run = str(op.run(op.load_suite(root), out=tmp_path / "run", progress=False).directory)
@@ -287,7 +287,7 @@ def test_the_lines_under_the_table_are_in_the_object_too(make_suite: Callable[..
 def test_the_case_error_lines_go_to_stderr_with_the_table(make_suite: Callable[..., Path], tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """The lines above the table saying a case run ended in error are for people too: on stderr, and stdout holds
-    the object alone (review M64: printed outside the redirection, they went to stdout before the object)."""
+    the object alone (printed outside the redirection, they went to stdout before the object)."""
     broken = {"id": "c24", "input": {"deletes": [["no_such_table", "row"]]}, "initial_state": {},
               "expected": {"answer": "never"}}  # run() raises KeyError: the case run ends in error
     root = make_suite([*PERFECT, broken], release={"criteria": {"answer_matches": 0.5}})
@@ -309,7 +309,7 @@ def test_the_case_error_lines_go_to_stderr_with_the_table(make_suite: Callable[.
 def test_the_help_shows_the_object_one_group_of_keys_a_line(command: str, line: str,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """The epilog is written in lines (the object's keys, a group a line): ``--help`` keeps them, where argparse
-    would run them into one paragraph (review M64: the lines' rule inverted, every key was still named)."""
+    would run them into one paragraph (with the lines' rule inverted, every key was still named)."""
     with pytest.raises(SystemExit):
         build_parser().parse_args([command, "--help"])
     lines = capsys.readouterr().out.splitlines()

@@ -33,7 +33,7 @@ def test_quote_of_an_aliased_million_item_list_is_cheap() -> None:
     started = time.perf_counter()
     assert len(quote(inner)) <= QUOTE_LIMIT
     # a hang guard, not a timing: quoting the 387,420,489 strings expanded takes minutes; 0.1 s here was a bound a
-    # loaded 2-core machine could miss (test audit T2)
+    # loaded 2-core machine could miss
     assert time.perf_counter() - started < 5
     assert quote(10**5000) == "<int of 16610 bits>"
 
@@ -111,7 +111,7 @@ def test_a_mapping_refused_by_a_plain_field_is_still_the_first_problem() -> None
 
 
 def test_a_value_that_should_be_a_mapping_of_keys_names_no_class() -> None:
-    """Round 3 (a new user's first hour): a nested model given a number or a list was worded by pydantic, "Input
+    """A new user's first hour: a nested model given a number or a list was worded by pydantic, "Input
     should be a valid dictionary or instance of Sub": the name of a class the user never wrote. It says "a
     mapping" (the value quoted as for every other problem; a list is not quoted); a plain dict field keeps its words."""
     from pydantic import BaseModel, ConfigDict, ValidationError
@@ -168,7 +168,7 @@ def test_a_value_no_branch_of_a_union_takes_is_named_at_its_own_key() -> None:
     assert problem({"answers": ["ok", 7]}) == ("answers[1]", "Input should be a valid string, or a mapping (got 7)")
     assert problem({"rule": {"by_kee": "id"}}) == ("rule.by_kee", "unknown key")  # a mapping: its own problem
     assert problem({"names": {"str": "x"}})[0] == "names.str"  # no union there: the key as written
-    # other keys refused beside it are no union's branches either (review F4: the key was dropped, "names")
+    # other keys refused beside it are no union's branches either (the key was dropped before, "names")
     assert problem({"names": {"str": "x", "b": "y"}})[0] == "names.str"
     assert problem({"names": {"str": "x", "b": [1]}})[0] == "names.str"
     assert problem({"names": {"str": "x", "b": "x"}})[0] == "names.str"
@@ -203,7 +203,7 @@ def test_a_huge_name_in_a_config_or_a_contract_is_quoted_short(make_suite, tmp_p
 
 @pytest.mark.parametrize(("flag", "where"), [("-c", "<string>"), ("-", "<stdin>")])
 def test_a_warning_from_a_script_given_on_the_command_line_or_stdin_is_a_warning(flag: str, where: str) -> None:
-    """Review R7: ``warn_at_caller`` gave ``warnings.warn_explicit`` the caller's module globals, and the loader of
+    """``warn_at_caller`` gave ``warnings.warn_explicit`` the caller's module globals, and the loader of
     a ``python -c`` or ``python -`` script's ``__main__`` raises ImportError when asked for its source: ``op.gate``
     of a run with a vacuous check or an edited release.yaml raised ImportError in such a script (a CI step), even
     with warnings ignored. It now warns there as ``warnings.warn`` does, at the script's line."""

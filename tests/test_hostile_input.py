@@ -168,7 +168,7 @@ VALID_CASES = st.fixed_dictionaries({
     "input": DICTS,
     "initial_state": DICTS,
 }, optional={"expected": st.fixed_dictionaries({}, optional={"answer": JSON, "state": DICTS}),
-             # a cluster that reads as nothing ("", " ") is refused at its line (review F36)
+             # a cluster that reads as nothing ("", " ") is refused at its line
              "metadata": DICTS, "cluster": st.text(max_size=5).filter(lambda t: bool(id_look(t).strip()))}).filter(
     # not valid: an expected.state key that reads as another initial_state holds there ('' and '\x1f'), refused at
     # its line since 7bc3dd0 (tests/_config/test_cases.py pins that rule); hypothesis 6.170 draws one for this test
@@ -670,7 +670,7 @@ def test_any_contract_file_gives_a_receipt_or_one_line(base: Path, locator: str,
         return
     shown = json.loads(out)
     assert code == (0 if shown["status"] == "verified" else 2)
-    # stderr names the status; a verified receipt of a contract that checks no content says so (review R36)
+    # stderr names the status; a verified receipt of a contract that checks no content says so
     unchecked = shown["expected_sha256"] is None and shown["validator"] is None
     assert err == (f"oloproof: {shown['reason']}\n" if code else
                    "oloproof: warning: outcome_content_unchecked: the contract has no expected_sha256 and no "
@@ -875,7 +875,7 @@ def test_resuming_a_run_whose_file_is_not_a_file_gives_one_line(finished_run: tu
 @pytest.mark.parametrize("name", [".lock", "cases.jsonl", "replays.jsonl", "states.jsonl"])
 def test_resuming_a_run_whose_file_is_a_link_changes_nothing_it_points_to(finished_run: tuple[Path, int],
                                                                           tmp_path: Path, name: str) -> None:
-    """Review R8: --resume wrote through a symbolic link in the run folder (one copied with its links, or an
+    """--resume wrote through a symbolic link in the run folder (one copied with its links, or an
     artifact unpacked with them): the lock's note replaced the linked file's text, a torn last line was cut from
     it, and the records went on into it (another run's journal, written without that run's lock)."""
     directory = shutil.copytree(finished_run[0], tmp_path / "run")
@@ -907,8 +907,8 @@ def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, in
                                                     name: str, kind: str) -> None:
     """The run's lock and the copy's commit lock: a pipe or a device still locks (nothing is read from it);
     a directory there is one line naming it (the run's lock), or removed and the copy written (the commit lock,
-    inside the copy's own folder: review R27; before, every load kept the frames in memory with a warning). The
-    device is a link to /dev/zero: the run's lock is never opened through a link (review R8: the holder's note
+    inside the copy's own folder; before, every load kept the frames in memory with a warning). The
+    device is a link to /dev/zero: the run's lock is never opened through a link (the holder's note
     was written into whatever it pointed to, a disk's first sector for a link to /dev/sda), so that is one line."""
     directory = shutil.copytree(finished_run[0], tmp_path / "run")
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
@@ -929,7 +929,7 @@ def test_a_lock_file_that_is_not_a_file_never_hangs(finished_run: tuple[Path, in
         assert code == 2 and one_error_line(err).startswith(f"oloproof: error: {target}: is a symbolic link; ")
         return
     assert code == finished_run[1], (code, err)
-    assert err == "" and columnar.is_fresh(directory)  # a directory at the commit lock is no lock's: removed (R27)
+    assert err == "" and columnar.is_fresh(directory)  # a directory at the commit lock is no lock's: removed
 
 
 def test_a_case_file_path_longer_than_a_message_still_says_what_is_wrong(base: Path) -> None:

@@ -73,7 +73,7 @@ def test_notebook_shows_selections_not_walls(executed: nbformat.NotebookNode) ->
 
 
 def test_notebook_says_a_waiting_case_holds_back_a_pass(executed: nbformat.NotebookNode) -> None:
-    """Review N2: the notebook said a ``waiting`` case has no verdict row, "so the gate leaves it out too" — read
+    """The notebook said a ``waiting`` case has no verdict row, "so the gate leaves it out too" — read
     alone, an agent answering ``waiting`` wherever it cannot deliver would pass. The gate holds back an outcome
     criterion's PASS while any case waits (``outcome_waiting``, tests/evaluators/test_outcome.py); the prose says
     so. The gate's 2 of 6 is checked against scipy's Clopper–Pearson in the notebook, and the hook section names

@@ -127,7 +127,7 @@ def walls(nb: nbformat.NotebookNode) -> list[str]:
 @pytest.mark.parametrize("name", MINE)
 def test_notebook_shows_selections_not_walls(name: str,
                                              executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
-    """Review U19 (the notebooks read as a learner reads them): notebook 02 showed all 18 rows of
+    """The notebooks read as a learner reads them: notebook 02 showed all 18 rows of
     ``op.reduce_epochs`` where its prose discusses two criteria, and printed the whole Markdown export of
     ``gate.table`` (lines of 358 characters); each output now selects what the text around it explains."""
     nb, _ = executed[name]
@@ -153,25 +153,25 @@ def test_statistics_notebook_covers_methods_gate_slices_plots_exports(
                  "op.plots.slices", "op.plots.validity", "op.export_table", "op.compare", "op.plots.compare",
                  "op.baseline", "op.reduce_epochs", "op.rate_interval_from_sums", "op.load_runs"):
         assert name in sources, name
-    # a setting op.gate takes as a keyword is shown as one, not as a release rebuilt by hand (review U16)
+    # a setting op.gate takes as a keyword is shown as one, not as a release rebuilt by hand
     assert 'op.gate(run, method="cluster_bootstrap")' in sources and '"method": "cluster_bootstrap"' not in sources
     text = _text(nb)
-    # cluster_t's lower bound rebuilt from the CR2 SE and Bell–McCaffrey df, beside its mirrored upper (review U16)
+    # cluster_t's lower bound rebuilt from the CR2 SE and Bell–McCaffrey df, beside its mirrored upper
     assert "raw logit-t" in text
-    # two versions pooled by op.load_runs: BLOCK with mixed_systems, shown, not only stated in §4 (review U16)
+    # two versions pooled by op.load_runs: BLOCK with mixed_systems, shown, not only stated in §4
     assert "mixed_systems: runs" in text
     for method in ("clopper_pearson", "wilson", "cluster_t", "cluster_bootstrap"):
         assert method in text, method
     assert "few_clusters" in text
     assert "Comparison: REGRESSION" in text and "compare: REGRESSION — exit 1" in text
     assert "passes_when_idle" in text and "noop_rate" in text
-    # min_clusters counts a criterion's own clusters, not the run's source cases: shown, not only stated (review U7)
+    # min_clusters counts a criterion's own clusters, not the run's source cases: shown, not only stated
     assert "too_few_clusters" in text
 
 
 @pytest.mark.parametrize("name", MINE)
 def test_the_first_cell_does_not_import_statsmodels(name: str, tmp_path: Path) -> None:
-    """Round 3 (a new user's first hour): notebook 02's first cell imported ``statsmodels.api`` (all of
+    """A new user's first hour: notebook 02's first cell imported ``statsmodels.api`` (all of
     statsmodels, about 1.5 s of a 2.8 s CPU cell, 6.8 s wall on a busy machine) for one OLS fit in section 3.
     That section imports ``statsmodels.regression.linear_model`` itself; the first cell, run alone in a fresh
     interpreter, loads no statsmodels module."""
@@ -202,7 +202,7 @@ def _coverage_tables() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 
 def test_statistics_notebook_epochs_name_the_interval_that_did_not_move(
         executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
-    """Review N1: notebook 02 §9 said "Only an interval can change" above a table whose three rows of
+    """Notebook 02 §9 said "Only an interval can change" above a table whose three rows of
     ``same_state_under_injected`` (mean by ``cluster_t``, pass^3 and pass@3 by Clopper–Pearson) print one interval,
     and said nothing of why. The prose now gives it, Clopper–Pearson's for 14 of 23 (scipy here, not the code),
     and the executed table shows it to four places under both method names."""
@@ -222,8 +222,8 @@ def test_statistics_notebook_epochs_name_the_interval_that_did_not_move(
 
 
 def test_statistics_notebook_coverage_figures_are_the_tables() -> None:
-    """Notebook 02 §2's coverage figures are those of benchmarks/coverage.md, the hard cells' included (review U12:
-    the notebook gave only the main grid's 3.25% as cluster_t's worst, while the same file's hard cells reach 5.6%).
+    """Notebook 02 §2's coverage figures are those of benchmarks/coverage.md, the hard cells' included (the
+    notebook gave only the main grid's 3.25% as cluster_t's worst, while the same file's hard cells reach 5.6%).
     A table made again must change the notebook's prose with it."""
     main, hard = _coverage_tables()
     prose = " ".join(" ".join(cell.source for cell in nbformat.read(NOTEBOOKS / "02-gate-statistics.ipynb",
@@ -249,7 +249,7 @@ def test_statistics_notebook_coverage_figures_are_the_tables() -> None:
     assert worst["G"] == "200" and f"up to {pct(long_tail)} at G = 200" in prose
     assert f"no cell misses more than {pct([r for r in hard if r['G'] == '20'])}" in prose
 
-    def mixture(g: str) -> str:  # the cells of a kind of case that never passes (audit C9: their figures unpinned)
+    def mixture(g: str) -> str:  # the cells of a kind of case that never passes (their figures were unpinned)
         return pct([r for r in hard if r["design"].startswith("mixture") and r["G"] == g])
 
     assert f"each run for 10 epochs) up to {mixture('100')} at G = 100" in prose
@@ -259,8 +259,8 @@ def test_statistics_notebook_coverage_figures_are_the_tables() -> None:
 def test_every_sentence_on_a_pooled_runs_first_column_says_snapshots_keeps_its_own() -> None:
     """A pooled run's frames start with ``run_id``, but ``snapshots`` keeps its own last (an environment state
     records its run: ``op.load_runs(...).snapshots.columns[-1] == "run_id"``, as notebook 02 asserts beside the
-    sentence). Review U16 added notebook 02's "every frame with a first column `run_id`" after R33 had made README
-    §9 say so for snapshots: each sentence on that first column, in the notebooks and the README, names the
+    sentence). Notebook 02 said "every frame with a first column `run_id`", and README §9 said so for
+    snapshots: each sentence on that first column, in the notebooks and the README, names the
     exception."""
     texts = [cell.source for path in sorted(NOTEBOOKS.glob("*.ipynb"))
              for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"]
@@ -278,7 +278,7 @@ def _markdown(nb: nbformat.NotebookNode) -> str:
 
 def test_quickstart_rebuilds_the_degenerate_bounds_with_scipy(
         executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
-    """Review N2: notebook 01 printed two ``degenerate`` bounds (0.856 and 0.161) and explained ``n_min`` in words
+    """Notebook 01 printed two ``degenerate`` bounds (0.856 and 0.161) and explained ``n_min`` in words
     only; it now rebuilds both from the verdict rows' cluster sizes and scipy. Here they are made again from the
     example's design (47 rows: 23 pairs and ``ord-018`` alone; 37 replayed rows: 14 pairs and 9 alone) and scipy."""
     from scipy.stats import beta
@@ -294,9 +294,9 @@ def test_quickstart_rebuilds_the_degenerate_bounds_with_scipy(
 
 def test_statistics_notebook_names_what_a_notebooks_edit_does_to_the_gate(
         executed: dict[str, tuple[nbformat.NotebookNode, float]]) -> None:
-    """Review N2: notebook 02 §4 listed what makes a run BLOCK whatever its table says (unfinished, mixed_systems,
+    """Notebook 02 §4 listed what makes a run BLOCK whatever its table says (unfinished, mixed_systems,
     mixed_cases) but not what a notebook itself does: a frame set in the session or a manifest edited in place
-    (``edited_frames``, reviews R56 and R60), nor a listed criterion without rows (``no_evidence``). It names both
+    (``edited_frames``), nor a listed criterion without rows (``no_evidence``). It names both
     and drops the failing rows of a second copy of the run to show it (the cell asserts the reason). §2 and the
     validity table check their independent intervals against statsmodels, and §9 no longer says that epochs make
     every frame gain an ``epoch`` column (every frame has one, 1 in a run of one epoch: notebook 01)."""

@@ -1,4 +1,4 @@
-"""What the README tells a benchmark's maintainer (review W3, an AgentDojo-style benchmark wrapped as suites).
+"""What the README tells a benchmark's maintainer (an AgentDojo-style benchmark wrapped as suites).
 
 Section 6's "a rate that must stay low": a threshold is a minimum, so an attack success rate is gated by its
 complement, whose interval is the rate's mirror; section 1a's "ids and clock readings a tool makes up": an id a
@@ -226,7 +226,7 @@ def _objects_block() -> str:
 
 
 def test_state_kept_in_objects_round_trips_and_its_errors_read_as_the_readme_quotes(tmp_path: Path) -> None:
-    """Section 1a's BFCL bullet (review W4): ``public_state`` leaves private attributes (the parent pointer, the
+    """Section 1a's BFCL bullet: ``public_state`` leaves private attributes (the parent pointer, the
     current directory) out, so the snapshot of a reset is the state given (no change by itself, counted by the
     idle baseline); each user turn starts at a ``user`` message; the errors it quotes are the ones given."""
     code = FILES_API + _objects_block().replace("          ...                           # the agent's calls",

@@ -1,4 +1,4 @@
-"""The README's contents list follows its headings (review U11: 2,366 lines, no way in but scrolling).
+"""The README's contents list follows its headings (2,366 lines, no way in but scrolling).
 
 Every ``##`` and ``###`` heading outside code fences has one line in the list, in order and at its level, linked by
 the anchor GitHub gives the heading; a heading added, renamed or removed without the list following fails here. The

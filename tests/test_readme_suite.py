@@ -47,7 +47,7 @@ def _smallest_suite(folder: Path, n_cases: int) -> Path:
 
 @pytest.mark.parametrize(("n_cases", "verdict"), [(12, "INSUFFICIENT_EVIDENCE"), (17, "PASS")])
 def test_the_readmes_smallest_suite_runs_as_written(tmp_path: Path, n_cases: int, verdict: str) -> None:
-    """Review U5: the README gave the two YAML files but not the system they name, so they did not run as
+    """The README gave the two YAML files but not the system they name, so they did not run as
     written. It now shows library_desk.py and a case line, and says what 12 and 17 such cases give."""
     folder = _smallest_suite(tmp_path / "library", n_cases)
     gate = op.gate(op.run(op.load_suite(folder), progress=False))
@@ -55,7 +55,7 @@ def test_the_readmes_smallest_suite_runs_as_written(tmp_path: Path, n_cases: int
     assert table["passed"].to_dict() == {"answer_matches": n_cases, "state_matches": n_cases}
     assert set(table["verdict"]) == {verdict}
     if verdict == "INSUFFICIENT_EVIDENCE":  # "each criterion INSUFFICIENT_EVIDENCE (`interval_includes_threshold`)"
-        # and the reason says how many would decide it: "seventeen cases ... make it PASS" (review X2)
+        # and the reason says how many would decide it: "seventeen cases ... make it PASS"
         assert set(table["reason"]) == {"interval_includes_threshold; every row passes: with 12 independent rows no "
                                         "lower bound is above 0.025^(1/12); 0.8 needs at least 17 (README section 6, "
                                         "How big must a suite be?)"}
@@ -106,7 +106,7 @@ def test_the_keys_table_gives_the_models_defaults() -> None:
 
 
 def test_the_smallest_suites_reset_gets_a_copy_it_may_change(tmp_path: Path) -> None:
-    """Review U11: ``LoanDesk.reset`` keeps the dict it is given and ``lend`` changes it in place; a newcomer asked
+    """``LoanDesk.reset`` keeps the dict it is given and ``lend`` changes it in place; a newcomer asked
     whether that changes the case itself. The README's comment says it is a copy: after a run of two epochs on one
     instance, the case's own ``initial_state`` is as the file wrote it, and the second epoch, reset from it, passes."""
     text = README.read_text(encoding="utf-8")
@@ -136,7 +136,7 @@ def _release_table() -> dict[str, str]:
 
 
 def test_the_release_keys_table_lists_every_key_of_release_yaml_with_its_default() -> None:
-    """Review U13: a newcomer whose 12-case suite with copies stayed ``too_few_clusters`` found ``min_clusters``'s
+    """A newcomer whose 12-case suite with copies stayed ``too_few_clusters`` found ``min_clusters``'s
     default of 20 only in a coverage paragraph of section 6; section 1 tabulated oloproof.yaml's keys but not
     release.yaml's. The table lists every key a release.yaml may hold (``reductions`` is filled from ``criteria``,
     not written) with the model's default."""
@@ -158,7 +158,7 @@ def test_the_release_keys_table_lists_every_key_of_release_yaml_with_its_default
 
 def test_an_empty_object_in_expected_state_is_a_value_and_an_empty_state_means_nothing_changed(
         tmp_path: Path) -> None:
-    """Review U13: section 1 now says a case that must change nothing gives ``"state": {}`` under ``mode: changes``
+    """Section 1 now says a case that must change nothing gives ``"state": {}`` under ``mode: changes``
     and that ``{"bookings": {}}`` says bookings is left empty. A desk that changes nothing passes the first and
     fails the second on a case that starts with a booking (``1 of 1 expected paths differ: bookings``)."""
     text = README.read_text(encoding="utf-8")

@@ -1,5 +1,5 @@
 """The README's tour, sections 1 to 5, runs as a notebook user pastes it: every Python block in order, in one
-namespace, in a folder holding the two examples as the README's commands make them (review U5).
+namespace, in a folder holding the two examples as the README's commands make them.
 
 The numbers the README states beside those blocks are checked against counts taken from the frames.
 """
@@ -97,7 +97,7 @@ def _pass_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sections 6, 6a, 6b, 7 and 9's analysis block, continuing the tour's namespace (review U6). Before: 6a's
+    """Sections 6, 6a, 6b, 7 and 9's analysis block, continuing the tour's namespace. Before: 6a's
     runs were made with ``op.run(suite, system=Candidate, out="runs/v2")``, a Candidate defined nowhere
     (NameError), and the figures that close 6a were of a candidate the README only described."""
     namespace = _tour(tmp_path, monkeypatch)
@@ -206,7 +206,7 @@ def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     assert (interval.low, interval.high) == pytest.approx(tuple(table.loc["answer_matches", ["ci_low", "ci_high"]]),
                                                           abs=1e-12)
     # the block's method is the gate's for every criterion, the one-row-per-cluster same_state_under_injected of
-    # this clustered run included (review R33: the block used method="auto", Clopper–Pearson there)
+    # this clustered run included (the block used method="auto", Clopper–Pearson there)
     assert namespace["method"] == "cluster_t"
     for criterion, row in table.iterrows():
         recipe = op.rate_interval_from_sums(sums.loc[criterion, "sum"], sums.loc[criterion, "count"],
@@ -259,7 +259,7 @@ def test_sections_6_to_9_run_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_section_9_dask_sums_of_an_unclustered_run_take_the_gate_s_unclustered_method(
         make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 37: the tour's run is clustered, so the block's ``cluster_t`` branch alone was run; a block
+    """The tour's run is clustered, so the block's ``cluster_t`` branch alone was run; a block
     that chose ``cluster_t`` for every run (``>= 1``) passed. Here ``runs/v1`` is 6 cases, one per cluster, 4
     answering right: the block picks ``clopper_pearson``, as the gate does, and its interval is scipy's
     ``beta.ppf`` for 4 of 6."""
@@ -298,7 +298,7 @@ def _ceil3(x: float) -> float:
 
 @pytest.mark.slow
 def test_section_9_executor_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Section 9's run on a Dask cluster, with the block's own alternative for one machine (review U6). Two names
+    """Section 9's run on a Dask cluster, with the block's own alternative for one machine. Two names
     in it are of an outside resource, and are replaced as the block says: the scheduler ``tcp://scheduler:8786``
     by its comment's ``Client(LocalCluster(n_workers=4))``, and the shared folder ``/shared/suites/stateful-agent``
     by the example's folder here. Before, that alternative was a NameError: the block imported ``Client`` only."""
@@ -373,7 +373,7 @@ def test_section_1a_expected_changes_passes_the_gold_run_on_its_own_case() -> No
     assert judge(expected, after, initial=before).verdicts[0]["verdict"] == "pass"
     idle = judge(expected, before, initial=before).verdicts[0]
     assert idle["verdict"] == "fail" and idle["reason"].startswith("5 of 5 expected paths differ")
-    # review R21: a null that became a record, and a deleted record holding an empty list; the recipe skipped an
+    # a null that became a record, and a deleted record holding an empty list; the recipe skipped an
     # ABSENT ``after`` only where the old value was {} or [], so it wrote refund.$absent beside the new amount and
     # left the deleted record's items unexpected: the gold run failed its own case (3,270 of 20,000 random pairs)
     before = {"o": {"o1": {"refund": None}, "o2": {"status": "open", "items": []}}}
@@ -387,7 +387,7 @@ def test_section_1a_expected_changes_passes_the_gold_run_on_its_own_case() -> No
 
 
 def test_section_1a_to_case_writes_a_dataclass_database_as_its_snapshot_stores_it() -> None:
-    """1a's ``to_case`` (review U25): a task's ``initial_db`` and ``expected_db`` of a bank kept in dataclasses with
+    """1a's ``to_case``: a task's ``initial_db`` and ``expected_db`` of a bank kept in dataclasses with
     ``Decimal`` balances and ``date`` stamps become an ``initial_state`` equal to the stored snapshot of the
     database after ``reset`` (the round trip of section 1), and an ``expected.state`` the gold database passes and a
     transfer of the wrong amount fails, under ``changes`` mode with the README's ``by_key`` rule."""
@@ -495,7 +495,7 @@ class Seeded(Unseeded):                    # section 6b's recipe: seeded by the 
 
 @pytest.mark.parametrize("system", ["Unseeded", "Seeded"])
 def test_section_6b_a_draw_through_rec_model_after_the_checkpoint_is_live(tmp_path: Path, system: str) -> None:
-    """Review U13: section 6b said a ``RecordedAgent`` routing its random choices through ``rec.model`` needed no
+    """Section 6b said a ``RecordedAgent`` routing its random choices through ``rec.model`` needed no
     seed, "model calls are recorded and replayed"; a newcomer's calendar desk drawing ``rec.model("give_up",
     random.random)`` after its booking tool had 21 of 66 fault replays ``missing`` (control_replay_diverged),
     as section 1a says of calls after the checkpoint. 6b now says so, and gives the seeded draw, which reproduces."""

@@ -122,8 +122,8 @@ def test_bad_contract_file_exits_2_with_one_line(tmp_path: Path, capsys: pytest.
 
 def test_an_empty_contract_path_is_a_contract_error_and_json_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F30: ``oloproof receipt "$CONTRACT" --json`` with the variable unset gave ``{"error": "contract error",
-    ...}`` on stdout (naming ``.``); review R26 refused the empty path in argparse, which printed nothing on stdout
+    """``oloproof receipt "$CONTRACT" --json`` with the variable unset gave ``{"error": "contract error",
+    ...}`` on stdout (naming ``.``); a later fix refused the empty path in argparse, which printed nothing on stdout
     and a third kind of error line, where the hook's reader expects one JSON line. It is a contract error naming the
     argument, in both forms."""
     monkeypatch.chdir(tmp_path)
@@ -405,14 +405,14 @@ def _signum(name: str) -> int:
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP",
-                                     # review L7: each ended the hook 128 + N and left the validator running
+                                     # each ended the hook 128 + N and left the validator running
                                      "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGXCPU", "SIGVTALRM", "SIGPROF",
                                      "SIGABRT", "SIGRTMIN+1"])
 def test_a_hook_stopped_by_a_signal_exits_2_and_stops_its_validator(tmp_path: Path, signame: str) -> None:
     """A completion hook blocks only on exit 2: Ctrl-C gave 130, SIGTERM and SIGHUP killed the hook by the
     signal (the agent's runner then lets the agent stop), and the validator, in a session of its own, kept
     running. Now each is exit 2, one line, and the validator is gone; so is every other signal that ends a
-    process by default (SIGQUIT, a Ctrl-\\; SIGUSR1 ...; review L7)."""
+    process by default (SIGQUIT, a Ctrl-\\; SIGUSR1 ...)."""
     import signal
     import time
 
@@ -455,7 +455,7 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
     ``subprocess.Popen`` still read the child's exec status raised inside Popen, after the child was made, and
     left it running. Here the signal arrives there every time (raised in Popen after the child started); the stop
     waits until the group can be killed, and the validator is gone (reaped) when the stop reaches the caller.
-    ``then`` (review F48): a second stop (Ctrl-C, then SIGTERM) raised just before the group is killed left it
+    ``then``: a second stop (Ctrl-C, then SIGTERM) raised just before the group is killed left it
     running; it waits for the kill too, and is the stop the caller gets."""
     import signal
 
@@ -492,7 +492,7 @@ def test_a_stop_that_arrives_while_the_validator_starts_still_stops_it(tmp_path:
 
 
 def test_a_ctrl_c_while_a_validator_fails_to_start_still_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F48: a Ctrl-C while ``subprocess.Popen`` then fails (the command cannot start) stops the verification;
+    """A Ctrl-C while ``subprocess.Popen`` then fails (the command cannot start) stops the verification;
     it is not swallowed into the receipt's "not found", and Python's handler is as it was."""
     import signal
 
@@ -515,7 +515,7 @@ def test_a_ctrl_c_while_a_validator_fails_to_start_still_stops(tmp_path: Path, m
 
 
 def test_an_artifact_that_cannot_be_read_says_so_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """First-hour review: a locator longer than a path may be gave "the artifact cannot read: File name too
+    """A locator longer than a path may be gave "the artifact cannot read: File name too
     long" (a file reader's "cannot read: …" joined to "the artifact")."""
     path = make_contract(tmp_path, write=False, locator=f"{LOCATOR_SENTINEL}/{'r/' * 2500}.json")
     code, receipt, err = receipt_cli(path, capsys)
@@ -531,12 +531,12 @@ def _hook(path: Path, **popen: Any) -> subprocess.CompletedProcess[bytes]:
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("streams", ["stdout closed", "stderr closed", "both closed", "stdout full", "both full"])
 def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Path, streams: str) -> None:
-    """CLI review: with standard output closed (`>&-`) an unverified receipt exited 120 with a traceback, and with
+    """With standard output closed (`>&-`) an unverified receipt exited 120 with a traceback, and with
     standard error closed or full it exited 1; a completion hook blocks on 2 only, so the agent could stop. Now
     an unverified receipt is 2 whatever the streams; a verified one is 0 unless its output was lost (2). Streams
     unbuffered (each line written at once); the next test leaves them buffered, as a hook runner may."""
     missing = make_contract(tmp_path / "missing", write=False)
-    verified = make_contract(tmp_path / "verified", expected_sha256=CONTENT_SHA256)  # no content warning (R36)
+    verified = make_contract(tmp_path / "verified", expected_sha256=CONTENT_SHA256)  # no content warning
     unbuffered = {**os.environ, "PYTHONUNBUFFERED": "1"}  # whatever the environment running the tests says
 
     def close(*fds: int) -> Callable[[], None]:
@@ -563,12 +563,12 @@ def test_the_hook_exit_code_does_not_depend_on_its_standard_streams(tmp_path: Pa
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("streams", ["stdout full", "stderr full", "both full"])
 def test_the_hook_exit_code_on_a_full_disk_does_not_depend_on_buffered_streams(tmp_path: Path, streams: str) -> None:
-    """Mutation review M7: the test above runs with PYTHONUNBUFFERED=1 when the test runner sets it; a shell or a
+    """The test above runs with PYTHONUNBUFFERED=1 when the test runner sets it; a shell or a
     hook runner that does not leaves the streams buffered, and then the line that could not be written was
     flushed once more as the interpreter exited, failed again, and the hook exited 120 (not 2: the agent could
     stop). Python itself documents 120 as the exit code when flushing the standard streams fails at exit."""
     missing = make_contract(tmp_path / "missing", write=False)
-    verified = make_contract(tmp_path / "verified", expected_sha256=CONTENT_SHA256)  # no content warning (R36)
+    verified = make_contract(tmp_path / "verified", expected_sha256=CONTENT_SHA256)  # no content warning
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with open("/dev/full", "wb") as full:
         popen: dict[str, Any] = {

@@ -1,6 +1,6 @@
 """``pass_threshold=`` per criterion when reading Inspect AI logs, against hand counts on a real log.
 
-The log (``tests/_inspect_rated_i1.py``, ``ROWS``): eight samples scored by ``rating`` (1-10), ``exact`` (0-1) and
+The log (``tests/_inspect_rated_log.py``, ``ROWS``): eight samples scored by ``rating`` (1-10), ``exact`` (0-1) and
 the dict-valued ``checks`` (criteria ``correct`` and ``quality``, a 1-10 number). One number is every criterion's:
 ``pass_threshold=7`` for the rating failed every one of ``exact``'s full marks. A mapping gives each criterion
 named its own threshold; the others keep the default rule.
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _inspect_rated_i1 import ROWS, write_rated
+from _inspect_rated_log import ROWS, write_rated
 
 import oloproof_nb as op
 from oloproof_nb._analysis.run_checks import changed_checks
