@@ -196,3 +196,14 @@ def content_unchecked(run: Run) -> str:
     return (f"{OUTCOME_CONTENT_UNCHECKED}: no contract of the {int(summary['expected'])} expected outcomes checks "
             "the artifact's content (check_coverage 0: no validator, no expected_sha256), so any fresh file, an "
             "empty one included, was verified")
+
+
+def clusters_text(n: int) -> str:
+    """``n`` clusters as a ``too_few_clusters`` reason counts them: ``1 cluster``, ``12 clusters``.
+
+    Examples
+    --------
+    >>> clusters_text(1), clusters_text(12)
+    ('1 cluster', '12 clusters')
+    """
+    return f"{n} cluster" + ("" if n == 1 else "s")

@@ -10,6 +10,7 @@ is judged only on the pairs labeled valid.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -196,6 +197,29 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
             out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs {'is' if t.valid == 1 else 'are'} labeled "
                                      f"valid, a share below its minimum_validity {yaml_number(t.minimum_validity)}")
     return out
+
+
+def unchecked_notes(run: Run, criteria: Iterable[str]) -> tuple[str, ...]:
+    """One line per transform of ``run`` that is not checked and that a relation among ``criteria`` (the gate's
+    table: gated or ``REPORT_ONLY``) is judged on: why (:func:`unchecked_reasons`) and where its labels go. Shown
+    whatever the relation's own reason: a first suite with an empty label file, its relation held back by
+    ``too_few_clusters`` or not gated, heard of the labels only once it had 20 clusters and gated the relation."""
+    shown = set(criteria)
+    relations = {str(getattr(ev, "transform", "")) for ev in run.config.evaluators
+                 if ev.type == "metamorphic_relation" and ev.name in shown}
+    if not relations:
+        return ()
+    unchecked = unchecked_reasons(run)
+    if not relations & set(unchecked):
+        return ()
+    # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
+    root = run.manifest.suite_config.root
+    files = {t.name: Path(root) / t.validity_labels if root else Path(t.validity_labels)
+             for t in run.config.metamorphic.transforms}
+    return tuple(f"transform {transform} is not checked: {why}; its relations are judged once every pair is labeled"
+                 + (f" in {files[transform]}" if transform in files else "")
+                 + " and the valid share reaches minimum_validity (see op.validity(run))"
+                 for transform, why in unchecked.items())
 
 
 def unscored_note(unscored: Sequence[str], shown: int = 3, broken: Sequence[str] = ()) -> str:

@@ -262,6 +262,8 @@ def fallback_reason(k: np.ndarray, m: np.ndarray, method: str) -> str | None:
     """Why a clustered ``method`` cannot be computed on these sums (every row agrees, or G < 2), or None."""
     total, passed, g = int(m.sum()), int(k.sum()), k.shape[0]
     if passed in (0, total):
+        if total == 1:  # "all 1 rows pass" read as a typo in a first suite's one-case criterion
+            return "degenerate: its one row passes" if passed else "degenerate: its one row does not pass"
         return f"degenerate: all {total} rows pass" if passed else f"degenerate: none of the {total} rows passes"
     if g < 2:
         return f"too few clusters for {method}: G={g}, need at least 2"

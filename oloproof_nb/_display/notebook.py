@@ -27,7 +27,7 @@ from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
 from .._analysis.gate_settings import ReleaseLike, relaxed_note
 from .._analysis.live_copy import LiveCopy
 from .._analysis.run_pool import directory_list, pool
-from .._analysis.validity import unscored_note
+from .._analysis.validity import unchecked_notes, unscored_note
 from .._config.files import yaml_number
 from .._config.suite import Suite, load_suite
 from .._core.records import AbruptEnd
@@ -201,12 +201,17 @@ class Gate(_gate.Gate):
     #: Whether the settings were given (``release=``, ``criteria=``, ``confidence=``, ``method=``), not the run's own:
     #: the note of :attr:`relaxed` names them so, also when they are weaker than release.yaml as it is now.
     _given: bool = field(default=False, kw_only=True)
+    #: One line per transform not checked that a relation of the table is judged on
+    #: (:func:`~oloproof_nb._analysis.validity.unchecked_notes`), as ``oloproof gate`` says it under its table: the
+    #: label file to fill, also where the relation's own reason (``too_few_clusters``, or none: ``REPORT_ONLY``)
+    #: does not say ``transform_not_checked``.
+    _unchecked: tuple[str, ...] = field(default=(), kw_only=True)
 
     @classmethod
     def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: tuple[str, ...] = (),
-           given: bool = False) -> Gate:
+           given: bool = False, unchecked: tuple[str, ...] = ()) -> Gate:
         return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends, _pooled=pooled,
-                   _given=given)
+                   _given=given, _unchecked=unchecked)
 
     def _relaxed_note(self) -> str:
         return relaxed_note(self.relaxed, "the settings given" if self._given else "", than=self.weaker_than)
@@ -218,6 +223,7 @@ class Gate(_gate.Gate):
         lines += [f"  {abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
         lines += [f"  {unscored_note(self.unscored, broken=self.unscored_broken)}"] if self.unscored else []
         lines += [f"  {self._relaxed_note()}"] if self.relaxed else []
+        lines += [f"  {note}" for note in self._unchecked]
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
             interval = fmt_interval(r.ci_low, r.ci_high, threshold=r.threshold)  # each end on its threshold's side
@@ -239,7 +245,7 @@ class Gate(_gate.Gate):
                       findings=self.findings, resumed=abrupt_ends_note(self._abrupt_ends),
                       pooled=pooled_note(self._pooled) if self._pooled else "",
                       unscored=unscored_note(self.unscored, shown=20, broken=self.unscored_broken),
-                      relaxed=self._relaxed_note(),
+                      relaxed=self._relaxed_note(), unchecked=self._unchecked,
                       table=html_table(shown, fmt_number, styled=True))
 
 
@@ -296,7 +302,7 @@ def _bar_class() -> Any:
     output (:class:`_DisplayLine`)."""
     if in_notebook():
         try:
-            import ipywidgets  # type: ignore[import-not-found]  # noqa: F401 - tqdm's notebook bar is a widget
+            import ipywidgets  # noqa: F401 - tqdm's notebook bar is a widget (mypy: pyproject ignores its stubs)
         except Exception:  # noqa: BLE001 - missing, or broken (a version clash): tqdm.auto falls back the same way
             from tqdm.std import tqdm as text_bar
 
@@ -625,10 +631,11 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
          method: str | None = None) -> Gate:
     """Apply the release gate to a run (see :func:`oloproof_nb._analysis.gate.gate` for the rule)."""
     run = _run.as_run(run, "gate: run")
-    return Gate.of(_gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence,
-                              method=method), abrupt_ends=tuple(abrupt_ends(run)),
+    g = _gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence, method=method)
+    return Gate.of(g, abrupt_ends=tuple(abrupt_ends(run)),
                    pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else (),
-                   given=(release, criteria, confidence, method) != (None,) * 4)
+                   given=(release, criteria, confidence, method) != (None,) * 4,
+                   unchecked=unchecked_notes(run, g.table["criterion"]))
 
 
 gate.__doc__ = _gate.gate.__doc__

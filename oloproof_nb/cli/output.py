@@ -122,7 +122,7 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
     from .._analysis.gate import NO_CRITERIA
     from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
     from .._analysis.gate_settings import approximate_once, relaxed_note
-    from .._analysis.validity import unchecked_reasons, unscored_note
+    from .._analysis.validity import unchecked_notes, unscored_note
     from .._config.suite import RELEASE_FILE
     from .._display.notebook import gate
     from .._display.terminal import exit_line, gate_table_text, terminal_width
@@ -158,16 +158,8 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
         print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
     if approximate:  # one key fixes it: say which, once
         print_wrapped(approximate, width)
-    if g.table["reason"].str.startswith("transform_not_checked").any():  # which labels hold the relation back
-        # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
-        root = result.manifest.suite_config.root
-        files = {t.name: Path(root) / t.validity_labels if root else Path(t.validity_labels)
-                 for t in result.config.metamorphic.transforms}
-        for transform, why in unchecked_reasons(result).items():
-            where = f" in {files[transform]}" if transform in files else ""
-            print_wrapped(f"transform {transform} is not checked: {why}; its relations are judged once every pair "
-                           f"is labeled{where} and the valid share reaches minimum_validity (see op.validity(run))",
-                           width)
+    for note in unchecked_notes(result, g.table["criterion"]):  # which labels hold a relation back, and where
+        print_wrapped(note, width)
     if g.relaxed:  # a weaker gate than the run's own: which settings, above the exit line that says so
         print_wrapped(relaxed_note(g.relaxed, f"--release {release}" if release else "", than=g.weaker_than), width)
     print(exit_line(g))  # the last line: why the command exits as it does
