@@ -82,10 +82,10 @@ from typing import Any
 
 import pandas as pd
 
-from .._config.release import ReleaseConfig, load_release, parse_release, revalidated
+from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release, revalidated
 from .._core.epochs import parse_reduce
 from .._core.stats import is_clustered
-from ..errors import ConfigError, OloproofError, warn_at_caller
+from ..errors import ConfigError, OloproofError, format_loc, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
 from .compare_notes import comparison_notes, metadata_changes, relaxed_rule, rule_changes, unchecked_criteria
 from .compare_pairing import epochs_of, flips, joined_clusters, pair_cases, pair_rows, same_epochs_per_case
@@ -381,7 +381,8 @@ def _common_criteria(base: Run, candidate: Run) -> list[str]:
 def compare_release(base: Run, candidate: Run, release: ReleaseLike | None) -> ReleaseConfig:
     """The release settings :func:`compare` applies to the two runs (it raises what compare would raise for
     ``release``); it reads only their configuration."""
-    return _release(candidate, release, _common_criteria(base, candidate), _split_names(base, candidate))
+    return _release(candidate, release, _common_criteria(base, candidate), _split_names(base, candidate),
+                    _judged(base, candidate))
 
 
 def _split_names(base: Run, candidate: Run) -> set[str]:
@@ -390,10 +391,17 @@ def _split_names(base: Run, candidate: Run) -> set[str]:
     return set(task_criteria(base)) | set(task_criteria(candidate))
 
 
-def _release(candidate: Run, release: ReleaseLike | None, common: list[str], split: Collection[str]
-             ) -> ReleaseConfig:
+def _judged(base: Run, candidate: Run) -> list[str]:
+    """The criteria either run judges, the base run's first."""
+    return [*base.criteria, *(c for c in candidate.criteria if c not in set(base.criteria))]
+
+
+def _release(candidate: Run, release: ReleaseLike | None, common: list[str], split: Collection[str],
+             judged: Collection[str] = ()) -> ReleaseConfig:
     """``release`` validated (default: the candidate's release.yaml, else the defaults); regression criteria checked
-    (a name in ``split`` is one several tasks share: the message says each task has its own, as the gate's does)."""
+    (a name in ``split`` is one several tasks share: the message says each task has its own, as the gate's does), and
+    each ``pass^k`` / ``pass@k`` needs k ≤ the candidate run's own epochs (:func:`check_reductions`, as the gate's);
+    ``release`` given may name in ``criteria`` only those ``judged`` (by either run), as the gate's."""
     file = "release"
     if release is None:
         cfg = candidate.release if candidate.release is not None else ReleaseConfig()
@@ -409,6 +417,17 @@ def _release(candidate: Run, release: ReleaseLike | None, common: list[str], spl
             hint = f" ({split_hint(name)})" if name in split else ""  # review F38: it said not why
             raise ConfigError(file, "regression.criteria", f"{name!r} is not judged by both runs{hint}; criteria of "
                                                            f"both: {', '.join(common) or '(none)'}")
+    # a criterion given (release=, --release) that neither run judges is a typo, as the gate refuses it: its
+    # ``reduce`` fell back to the mean, and a candidate whose pass^3 fell while its mean held read NO_REGRESSION, exit 0
+    unknown = [name for name in (cfg.criteria if release is not None else {}) if name not in judged]
+    if unknown:
+        hint = f" ({split_hint(unknown[0])})" if unknown[0] in split else ""
+        raise ConfigError(file, format_loc(("criteria", unknown[0])),
+                          f"no such criterion in either run{hint}; their criteria: {', '.join(judged) or '(none)'}")
+    # a pass^k / pass@k whose k exceeds the epochs each case ran pairs no case: a mistake in the file, as the gate
+    # and the runner say (exit 2), not a comparison that cannot decide (it read INSUFFICIENT_EVIDENCE, exit 1,
+    # too_few_epochs). The epochs are a run's own (each case run pairs with the same epoch), not a pool's sum.
+    check_reductions(cfg, max(r.manifest.epochs for r in candidate.runs), file, candidate.run_id)
     return cfg
 
 
@@ -487,7 +506,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
         raise OloproofError(f"compare: the base and the candidate are the same run {base_run.run_id} "
                             f"({base_run.directory} and {cand_run.directory}); compare two runs")
     common = _common_criteria(base_run, cand_run)
-    cfg = _release(cand_run, release, common, _split_names(base_run, cand_run))
+    cfg = _release(cand_run, release, common, _split_names(base_run, cand_run), _judged(base_run, cand_run))
     found = release_now(cand_run)  # read once: the drift warning and Comparison.relaxed
     if release is None:  # the candidate's stored rule decides (the runs are the evidence); the user may think the file
         warn_release_drift(cand_run, found, "this comparison uses the candidate run's; to compare with the file as "

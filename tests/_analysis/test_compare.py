@@ -505,12 +505,16 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
     # the same runs with the mean: the rows' difference, as before
     mean = op.compare(base, cand, release={**release, "criteria": {"answer_matches": 0.4}}).table.iloc[0]
     assert (mean["difference"], mean["n"], mean["pass_to_fail"], mean["fail_to_pass"]) == (0.0, 300, 50, 50)
-    # pass^2 over 3 epochs: fractional values, no paired interval; pass^4: fewer epochs than k
-    for text, why in (("pass^2", "reduce_not_paired"), ("pass@2", "reduce_not_paired"), ("pass^4", "too_few_epochs")):
+    # pass^2 over 3 epochs: fractional values, no paired interval; pass^4: more than the runs' 3 epochs, a mistake
+    # in the rule refused as the gate refuses it (tests/_analysis/test_compare_reductions.py)
+    for text, why in (("pass^2", "reduce_not_paired"), ("pass@2", "reduce_not_paired")):
         other = {**release, "criteria": {"answer_matches": {"threshold": 0.4, "reduce": text}}}
         got = op.compare(base, cand, release=other)
         assert (got.table.iloc[0]["verdict"], got.table.iloc[0]["reason"].split(";")[0]) == (
             "INSUFFICIENT_EVIDENCE", why)
+    with pytest.raises(op.ConfigError, match=r"criteria\.answer_matches\.reduce: pass\^4 needs at least 4 epochs"):
+        op.compare(base, cand, release={**release, "criteria": {"answer_matches": {"threshold": 0.4,
+                                                                                  "reduce": "pass^4"}}})
     # one case per cluster: the pass^3 rows are unclustered, as in the gate (exact Clopper–Pearson there), so
     # allow_approximate_methods is not needed; the case runs made it look clustered (approximate_methods_not_allowed)
     strict = {key: value for key, value in release.items() if key != "allow_approximate_methods"}
