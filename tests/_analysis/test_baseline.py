@@ -84,7 +84,7 @@ def test_gate_gains_noop_rate_and_passes_when_idle_and_keeps_every_verdict(desk:
 
 
 def test_a_baseline_with_a_frame_set_in_the_session_is_refused(desk: Path) -> None:
-    """Review F58: the idle agent keeps ``other`` in 6 of 6 cases (by hand), so ``other_kept`` passes when idle at
+    """The idle agent keeps ``other`` in 6 of 6 cases (by hand), so ``other_kept`` passes when idle at
     0.3, and ``state_matches`` in 2 of 6. A baseline whose ``verdicts`` were set in the session to its failing rows
     gave noop_rate NaN and 0.0 for them and passes_when_idle False, the red flags gone without a word, where the gate
     of an edited run says
@@ -101,7 +101,7 @@ def test_a_baseline_with_a_frame_set_in_the_session_is_refused(desk: Path) -> No
 
 
 def test_a_baseline_folder_is_taken_as_oloproof_gate_takes_it(desk: Path) -> None:
-    """Review U4: `oloproof gate RUN --baseline baselines/<id>` takes the folder, and op.gate takes a run as a
+    """`oloproof gate RUN --baseline baselines/<id>` takes the folder, and op.gate takes a run as a
     folder, but op.gate(run, baseline="demo/baselines/<id>") was refused ("got str"). The folder is opened; the
     suite folder given instead names its baselines — before, its runs, whose run the baseline check refuses."""
     run = op.run(desk, progress=False)
@@ -149,7 +149,6 @@ def test_the_report_shows_the_baseline(desk: Path, tmp_path: Path) -> None:
     plain = write_report(run, tmp_path / "plain.md").read_text(encoding="utf-8")
     assert "noop_rate" not in plain
     # idle rates 0/6 and 2/6 (by hand) stay below 0.3 and 0.5: the report says no criterion passes when idle
-    # (mutation round 12, RP04)
     strict = {"criteria": {"answer_matches": 0.3, "state_matches": 0.5}}
     none = write_report(run, tmp_path / "none.md", release=strict, baseline=idle).read_text(encoding="utf-8")
     assert "No gated criterion passes when idle." in none and "Passes when idle:" not in none
@@ -173,7 +172,7 @@ def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Pa
     suite = make_suite(CASES, evaluators=EVALUATORS, release=release)
     idle = op.baseline(suite, progress=False)
     assert idle.run.epochs == 3 and len(idle.run.cases) == 3 * len(CASES)
-    # its repr counts cases and epochs apart: 6 cases run 3 times (mutation round 12, AB03)
+    # its repr counts cases and epochs apart: 6 cases run 3 times
     assert repr(idle).startswith(f"Baseline({idle.run.run_id!r}, cases=6, epochs=3, answer_matches=0.000")
     run = op.run(suite, out=tmp_path / "run", epochs=3, progress=False)
     table = op.gate(run, baseline=idle).table.set_index("criterion")
@@ -277,7 +276,7 @@ def test_a_baseline_judged_by_other_checks_is_refused(desk: Path, make_suite, tm
 
 
 def test_the_baseline_observes_artifacts_through_the_users_sandbox(tmp_path: Path) -> None:
-    """Review finding: the no-op system took only reset and snapshot from the user's system, so every outcome row
+    """The no-op system took only reset and snapshot from the user's system, so every outcome row
     of a baseline read "nothing can observe artifact": an outcome check an idle agent passes (a report from an
     earlier run counts, require_fresh: false) showed noop 0.000 and was not flagged. ``observe`` reads the
     sandbox, not the agent: it is the sandbox's own now."""
@@ -301,7 +300,7 @@ def test_the_baseline_observes_artifacts_through_the_users_sandbox(tmp_path: Pat
 
 
 def test_a_do_nothing_run_is_no_release_evidence(desk: Path) -> None:
-    """Review finding: ``oloproof gate baselines/<id>`` passed the no-op run (exit 0) and ``op.load_runs`` pooled it
+    """``oloproof gate baselines/<id>`` passed the no-op run (exit 0) and ``op.load_runs`` pooled it
     with the agent's run, whose INSUFFICIENT_EVIDENCE became PASS on the idle rows. A no-op run is BLOCKed with
     its reason, and pooling it with the agent's runs is refused."""
     idle = op.baseline(desk, progress=False).run
@@ -350,7 +349,7 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
     assert rates.loc["answer_matches", "noop_rate"] == fewer.rates.set_index("criterion").loc["answer_matches", "rate"]
 
 
-# --------------------------------------------------------------------------- round 5 of mutation testing
+# --------------------------------------------------------------------------- edges found by mutation testing
 
 
 def _stand_in(verdicts: dict[str, list[str]]) -> object:
@@ -397,7 +396,7 @@ def test_a_baseline_whose_records_are_lost_or_that_never_finished_is_refused(des
 
 
 def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tmp_path: Path) -> None:
-    """Review R23: the sandbox's reset raised on c4 and c5 while the baseline ran (a database down): their rows
+    """The sandbox's reset raised on c4 and c5 while the baseline ran (a database down): their rows
     are missing, counted as not passed, so the idle state_matches read 0/6 (by hand the whole baseline passes 2/6,
     c4 and c5), passes_when_idle False at threshold 0.3, and `oloproof gate --baseline` said PASS, exit 0, with the
     red flag gone. Now it is one line naming the folder, the count and the first case's error."""
@@ -431,7 +430,7 @@ def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tm
 
 
 def test_a_baseline_whose_sandbox_timed_out_on_one_case_is_refused(make_suite, tmp_path: Path) -> None:
-    """Mutation round 33: a timeout ends a case run as an error does (its rows missing, counted as not passed), and
+    """A timeout ends a case run as an error does (its rows missing, counted as not passed), and
     one such case run is enough: the sandbox's reset of c5 outlasts ``case_timeout_s`` while the baseline runs (by
     hand, 1 of the 6 case runs, status ``timeout``), and the baseline is refused, naming it."""
     from conftest import SCRIPTED_SYSTEM
@@ -486,7 +485,7 @@ def test_a_baseline_that_scores_copies_the_run_left_out_is_refused(example_suite
 
 def test_a_baseline_whose_suite_checks_the_labels_against_another_minimum_is_refused(example_suite: Path,
                                                                                    tmp_path: Path) -> None:
-    """Bug found by mutation round 5: the same labels, but the baseline's suite asks 0.99 of transform
+    """A bug: the same labels, but the baseline's suite asks 0.99 of transform
     ``injected`` (23 of 24 valid is below it: not checked, no copy left out) where the run's asked 0.85 (checked:
     ord-018~injected left out). By hand the baseline's answer_matches rows are 48, the run's 47: the idle rate of
     other rows, and it was accepted because only a difference in the labels themselves was looked for."""
@@ -506,7 +505,7 @@ def test_a_baseline_whose_suite_checks_the_labels_against_another_minimum_is_ref
 def test_the_baseline_progress_bar_is_shown_as_asked_and_always_closed(desk: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """On a terminal, progress=False shows no bar; progress=True opens one and closes it once the baseline is
-    made, as op.run does (mutation round 12, DB01/DB02)."""
+    made, as op.run does."""
     from oloproof_nb._display import baseline as face
 
     opened: list[str] = []
@@ -525,7 +524,7 @@ def test_the_baseline_progress_bar_is_shown_as_asked_and_always_closed(desk: Pat
 
 
 def test_the_baseline_uses_the_workers_given(desk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # op.baseline(workers=2) runs the no-op system on 2 sandboxes, as op.run(workers=2) does (mutation round 12, DB03)
+    # op.baseline(workers=2) runs the no-op system on 2 sandboxes, as op.run(workers=2) does
     from oloproof_nb._display import baseline as face
 
     given: list[object] = []
@@ -542,7 +541,7 @@ def test_the_baseline_uses_the_workers_given(desk: Path, monkeypatch: pytest.Mon
 
 def test_the_no_op_system_lends_the_sandbox_but_never_replay() -> None:
     """reset, snapshot and observe are the sandbox's own; replay does not exist even when the user's system has one
-    (the no-op made no call to replay; mutation round 12, B02)."""
+    (the no-op made no call to replay)."""
     from oloproof_nb._run.baseline import NoOpSystem
 
     class Box:
@@ -559,7 +558,7 @@ def test_the_no_op_system_lends_the_sandbox_but_never_replay() -> None:
 
 def test_two_do_nothing_runs_pool_as_one(desk: Path) -> None:
     """Pooling refuses a do-nothing run beside the agent's (its passes would raise the agent's rate); two of them hold
-    no agent to flatter, so they pool: 6 cases twice, 12 case runs, the no-op's version (mutation round 12, RU09)."""
+    no agent to flatter, so they pool: 6 cases twice, 12 case runs, the no-op's version."""
     first = op.baseline(desk, out=desk / "baselines" / "one", progress=False).run
     second = op.baseline(desk, out=desk / "baselines" / "two", progress=False).run
     pooled = op.load_runs([first.directory, second.directory])
@@ -602,7 +601,7 @@ def test_m21_a_baseline_of_another_type_is_refused_in_one_line() -> None:
 
 
 def test_an_idle_rate_that_is_not_whole_never_shows_as_one() -> None:
-    """Review F46: the repr wrote rates to three decimals, so an idle agent passing 2,499 of 2,500 rows showed
+    """The repr wrote rates to three decimals, so an idle agent passing 2,499 of 2,500 rows showed
     ``1.000`` (every row), the case that most needs reading right. It shows 0.9996 (a hand count)."""
     from oloproof_nb._analysis.baseline import Baseline
 

@@ -95,7 +95,7 @@ def test_parquet_frames_equal_the_journal_frames_with_two_epochs_of_everything(t
 @pytest.mark.parametrize("small_rows", [columnar.SMALL_ROWS, 0])
 def test_a_run_folder_named_in_bytes_that_are_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        small_rows: int) -> None:
-    """Reliability review R11: Arrow was given the frame files' paths as text, which it encodes as UTF-8: a run
+    """Arrow was given the frame files' paths as text, which it encodes as UTF-8: a run
     folder named in Latin-1 (``r\\xffun``, read as ``r\\udcffun``) made ``oloproof gate`` an internal error
     (UnicodeEncodeError), and a large frame (written by Arrow's own writer: ``small_rows`` 0) could not be
     written. The copy is written and read by the file's bytes now."""
@@ -505,7 +505,7 @@ def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_ru
                                                      ("verdicts", None, "null"), ("replays", "Pass", "'Pass'")])
 def test_a_verdict_word_the_runner_never_writes_is_damage(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
                                                          where: str, word: str | None, shown: str) -> None:
-    """Review R16: a verdict row (or a replay row) reading ``"FAIL"``, ``"skip"`` or null was read silently as not
+    """A verdict row (or a replay row) reading ``"FAIL"``, ``"skip"`` or null was read silently as not
     passed, where any other field of the wrong shape is refused as damage. The runner only ever wrote ``pass``,
     ``fail`` and ``missing`` (``git log -S'"verdict"'``): another word is refused naming the file, the line and the
     words allowed; exit 2, the journal untouched."""
@@ -529,7 +529,7 @@ def test_a_verdict_word_the_runner_never_writes_is_damage(blocked_run: tuple[Pat
 
 def test_a_record_with_two_unknown_verdict_words_names_the_first(blocked_run: tuple[Path, op.Gate],
                                                                  tmp_path: Path) -> None:
-    """Mutation round 30: the error names the first row of the record whose word is not allowed (``FAIL`` in its
+    """The error names the first row of the record whose word is not allowed (``FAIL`` in its
     first verdict row, ``skip`` in its last), as the line named is the first damaged record."""
     directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
     journal = directory / "cases.jsonl"
@@ -664,7 +664,7 @@ def test_a_folder_that_cannot_be_written_keeps_the_frames_in_memory(tmp_path: Pa
 
 
 def test_a_copy_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder(tmp_path: Path) -> None:
-    """Review L1: ``os.umask(0o777); op.load_run(run)`` (the CLI refuses that umask, the library did not) on a run
+    """``os.umask(0o777); op.load_run(run)`` (the CLI refuses that umask, the library did not) on a run
     without a fresh copy made ``frames.tmp-<host>-<pid>-<random>`` of mode 0, could write nothing into it, kept the
     frames in memory, and left the folder: one more per load, which not even the sweep of a later copy could remove.
     Now the folder is removed at once, and the warning names the umask."""
@@ -699,7 +699,7 @@ def test_a_copy_under_a_umask_that_takes_the_owners_permissions_leaves_no_folder
 def test_a_copy_put_in_place_under_a_umask_that_takes_the_owners_permissions(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch,
                                                                              frames_there: bool) -> None:
-    """Review R57: the copy of a run is put in place in the run's process when the run finishes, under whatever umask
+    """The copy of a run is put in place in the run's process when the run finishes, under whatever umask
     the system under test left (``os.umask(0o777)`` in its ``run()``): its frame files and ``_source.json`` were
     mode 0 and a ``frames/`` it made was mode 0, which its owner could not read (every later load kept the frames
     in memory, with a warning, for good). The files are now ones the owner can read and write; a ``frames/`` that
@@ -1058,7 +1058,7 @@ def _verdict_items(n: int) -> list[Any]:
 ])
 def test_small_frames_are_written_in_one_light_piece(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: int,
                                                      row_group: int, kind: str) -> None:
-    """Review P5: a frame of fewer than MEDIUM_ROWS rows at commit (the desk's 2,000-case frames) is written in one
+    """A frame of fewer than MEDIUM_ROWS rows at commit (the desk's 2,000-case frames) is written in one
     piece without dictionary pages or statistics (6.5 -> 4.6 ms for the nine files, and smaller); a larger one keeps
     them, as Parquet's own metadata says of each file written."""
     monkeypatch.setattr(columnar, "_ROW_GROUP", row_group)
@@ -1082,7 +1082,7 @@ def test_small_frames_are_written_in_one_light_piece(tmp_path: Path, monkeypatch
 
 
 def test_a_large_file_gives_dictionary_pages_to_repeated_columns_only(tmp_path: Path) -> None:
-    """Mutation round 35: a large file is Zstandard, with dictionary pages for its columns but those that hold a
+    """A large file is Zstandard, with dictionary pages for its columns but those that hold a
     value of their own in each row (a digest, a start time), as Parquet's own metadata says of the file written."""
     n = columnar.SMALL_ROWS
     table = pa.table({"case_id": [f"c{i % 3}" for i in range(n)], "digest": [f"{i:064x}" for i in range(n)],
@@ -1326,7 +1326,7 @@ def test_write_columnar_reads_the_journal_as_it_is_now(tmp_path: Path) -> None:
 
 
 def test_write_columnar_reads_the_manifest_again(tmp_path: Path) -> None:
-    """Review finding: after a resume elsewhere, ``write_columnar`` read every frame again but kept the manifest
+    """After a resume elsewhere, ``write_columnar`` read every frame again but kept the manifest
     it was opened with, so the finished run still said unfinished ("60 of 60 cases recorded")."""
     out, full = _cut_run(tmp_path, keep=2)
     manifest = json.loads((out / "manifest.json").read_text())
@@ -1344,7 +1344,7 @@ def test_write_columnar_reads_the_manifest_again(tmp_path: Path) -> None:
 
 
 def test_write_columnar_moves_a_pooled_run_to_the_newer_copies(tmp_path: Path) -> None:
-    """Review finding: a pooled Run's write_columnar refreshed its members but kept the pooled frames it had
+    """A pooled Run's write_columnar refreshed its members but kept the pooled frames it had
     read, so ``cases`` (read before) sat beside ``verdicts`` (read after) of other records: with the failing
     records gone from the journals, the gate counted the old cases and said PASS where a fresh load blocks."""
     a, full_a = _cut_run(tmp_path / "a", keep=2)
@@ -1362,7 +1362,7 @@ def test_write_columnar_moves_a_pooled_run_to_the_newer_copies(tmp_path: Path) -
 
 
 def test_a_pooled_run_refuses_to_pool_frames_of_a_member_refreshed_on_its_own(tmp_path: Path) -> None:
-    """Fresh-eyes review of the fix above: ``pooled.runs[0].write_columnar()`` (the member, not the pooled Run)
+    """An edge of the fix above: ``pooled.runs[0].write_columnar()`` (the member, not the pooled Run)
     left the pooled ``cases`` of 5 cases beside ``verdicts`` of 9, without an error."""
     a, full_a = _cut_run(tmp_path / "a", keep=2)
     b, _ = _cut_run(tmp_path / "b", keep=3)
@@ -1432,7 +1432,7 @@ def test_a_conversion_holds_one_chunk_of_states_at_a_time(tmp_path: Path, monkey
 
 
 def test_stored_cases_reads_each_case_object_as_stored(tmp_path: Path) -> None:
-    """Review F13: the gate reads the expected answers of many cases; each case object is decoded alone from its
+    """The gate reads the expected answers of many cases; each case object is decoded alone from its
     line (as stored: a state by address), in file order whatever the order asked. A line another writer wrote
     (its keys in another order) is parsed whole; a case the run lacks is left out."""
     from oloproof_nb._run.states import StateReader
@@ -1463,7 +1463,7 @@ _ANSWERS = st.recursive(  # _JSON_VALUES without NaN, which equals nothing, itse
 @settings(max_examples=150, deadline=None)
 def test_stored_cases_are_the_case_objects_json_loads_reads_after_the_lines_moved(
         cases: list[tuple[str, int, Any, Any, bool]]) -> None:
-    """Review F14: each case object :meth:`Journal.stored_cases` decodes alone is ``json.loads(line)["case"]``,
+    """Each case object :meth:`Journal.stored_cases` decodes alone is ``json.loads(line)["case"]``,
     whatever its id (quotes, braces, backslashes, non-ASCII text written raw) and expected answer, for lines the
     store wrote and lines another writer wrote (keys sorted), also after a resume rewrote the journal under the
     index (lines moved: an old offset may now fall inside a record). Before, a moved line that no longer started
@@ -1560,7 +1560,7 @@ def test_an_edited_state_is_refused_when_it_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize("where", [b'"c1"', b'"ok"'])  # the case id (read from the line's head), a later value
 def test_a_journal_line_holding_an_encoded_lone_surrogate_is_damage_for_load_run_as_for_resume(
         tmp_path: Path, where: bytes) -> None:
-    """Style review Y: the bytes ED B3 A9 (a lone surrogate, no UTF-8) in a record were refused by resume's reader
+    """The bytes ED B3 A9 (a lone surrogate, no UTF-8) in a record were refused by resume's reader
     and taken by load_run's (json.loads of bytes passes surrogates), giving a string no Parquet file can hold; in
     the case id they stopped load_run with a UnicodeDecodeError (an internal error)."""
     root = write_suite(tmp_path / "suite", standard_cases(3), evaluators=EVALUATORS)
@@ -1581,7 +1581,7 @@ def test_a_journal_line_holding_an_encoded_lone_surrogate_is_damage_for_load_run
 @pytest.mark.skipif(sys.platform == "win32", reason="copies are put in place unlocked on Windows")
 @pytest.mark.parametrize("points_to", ["a file", "nothing"])
 def test_a_commit_lock_that_is_a_link_is_replaced_never_opened(tmp_path: Path, points_to: str) -> None:
-    """Reliability review R10: a run folder copied or unpacked with its links, ``frames/.commit.lock`` a link, had
+    """A run folder copied or unpacked with its links, ``frames/.commit.lock`` a link, had
     the lock opened through it: a link to nothing made an empty file where it pointed (anywhere the user can
     write: as root, an empty ``/etc/nologin`` stops every other login). The link is replaced by the lock."""
     folder = init_example("stateful-agent", tmp_path / "suite")
@@ -1607,7 +1607,7 @@ def test_a_commit_lock_that_is_a_link_is_replaced_never_opened(tmp_path: Path, p
 @pytest.mark.parametrize("what", ["frames: a file", "frames: a named pipe", "frames/.commit.lock: a folder"])
 def test_no_copy_ever_blocked_for_good_by_something_standing_where_it_goes(blocked_run: tuple[Path, op.Gate],
                                                                          tmp_path: Path, what: str) -> None:
-    """Red team R27: a file or a named pipe at ``frames`` (a folder copied or unpacked oddly), or a folder at
+    """A file or a named pipe at ``frames`` (a folder copied or unpacked oddly), or a folder at
     ``frames/.commit.lock``, made every load fail to write the copy ("File exists", "Is a directory"): each one
     built every frame from the journal again, in memory, with a ColumnarCopyWarning, for ever. What stands
     there is no copy's and is replaced, as a link there already was."""
@@ -1634,7 +1634,7 @@ def test_no_copy_ever_blocked_for_good_by_something_standing_where_it_goes(block
 def test_a_journal_file_that_is_a_link_to_itself_is_refused_naming_it(blocked_run: tuple[Path, op.Gate],
                                                                       tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Review L5: ``cases.jsonl`` a symbolic link to itself made ``op.load_run`` raise a raw ``OSError`` (ELOOP: its
+    """``cases.jsonl`` a symbolic link to itself made ``op.load_run`` raise a raw ``OSError`` (ELOOP: its
     stat for the journal's fingerprint), where other damaged run files are a RunDirError of one line naming the file;
     ``oloproof gate`` said one line, but a notebook got the OSError. It is refused as a file that cannot be read."""
     from oloproof_nb.cli import main

@@ -71,7 +71,7 @@ def test_another_hosts_temporary_folder_is_never_swept(tmp_path: Path) -> None:
 
 
 def test_an_abandoned_temporary_folder_of_mode_0_is_swept(tmp_path: Path) -> None:
-    """Review L1: a copy under ``umask 777`` left an empty ``frames.tmp-…`` of mode 0 (one per load); once its
+    """A copy under ``umask 777`` left an empty ``frames.tmp-…`` of mode 0 (one per load); once its
     process had ended, the sweep's ``rmtree`` could not open it, so it stayed for good. An empty one is removed
     whatever its mode (``rmdir`` needs only the run folder's permissions); one of another host still stays."""
     from _processes import without_root_powers
@@ -100,7 +100,7 @@ def test_an_abandoned_temporary_folder_of_mode_0_is_swept(tmp_path: Path) -> Non
 
 
 def test_m24_a_copy_of_a_run_folder_removed_meanwhile_makes_no_folder(tmp_path: Path) -> None:
-    """Mutation round 24: a copy's temporary folder is made in the run folder as it is (``parents=False``); a run
+    """A copy's temporary folder is made in the run folder as it is (``parents=False``); a run
     folder removed since it was read (another process deleted it) is an error, never made again to hold a copy
     of frames."""
     gone = tmp_path / "run"

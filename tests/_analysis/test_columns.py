@@ -1,4 +1,4 @@
-"""The frame specs (``_analysis/columns.py``): the Arrow fields they give the columnar copy (mutation round 10)."""
+"""The frame specs (``_analysis/columns.py``): the Arrow fields they give the columnar copy."""
 
 from __future__ import annotations
 

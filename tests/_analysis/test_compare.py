@@ -348,7 +348,7 @@ EXACT = {"type": "answer_matches", "criterion": "answer_exact", "normalize": Fal
 
 def test_a_rule_given_without_a_check_the_candidate_dropped_says_it_is_weaker(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R28: the base run's release.yaml lists answer_exact in regression.criteria; the candidate's suite
+    """The base run's release.yaml lists answer_exact in regression.criteria; the candidate's suite
     dropped that check (its system now fails it on 12 of 60 cases: by hand 48/60 − 60/60 = −0.2) and its own
     release.yaml lists answer_matches alone. By default that is release_changed; given with --release (as that
     reason says to), the rule decided NO_REGRESSION, exit 0 (answer_matches unchanged: 0 ± u₀, u₀ = 1 − 0.025^(1/60)
@@ -401,7 +401,7 @@ def test_a_pooled_run_is_refused(unclustered: tuple[op.Run, op.Run]) -> None:
 
 
 def test_a_pool_of_one_run_is_that_run(unclustered: tuple[op.Run, op.Run]) -> None:
-    """Review F22: ``op.load_runs([dir])`` of the candidate's own folder, given as the base, was compared with the
+    """``op.load_runs([dir])`` of the candidate's own folder, given as the base, was compared with the
     candidate (its frames carry a ``run_id`` column the run's own lack): every difference 0, NO_REGRESSION at a
     margin the ±bound clears. One run given twice is refused, pooled or not, on either side."""
     base, cand = unclustered
@@ -523,7 +523,7 @@ def test_a_reduced_criterion_is_compared_on_its_reduced_values(make_suite: Calla
 
 
 def test_pass_1_over_equal_epochs_is_compared_as_the_mean(make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review X1: pass^1 and pass@1 of a case are its pass rate over its epochs; with 3 paired epochs in every case
+    """pass^1 and pass@1 of a case are its pass rate over its epochs; with 3 paired epochs in every case
     they were never decided (``reduce_not_paired``: fractional values), though their mean over cases is the mean
     over case runs (by hand, the runs above: 200/300 in both, 50 rows pass to fail and 50 fail to pass). Now the
     mean's paired row, decided as the mean is (NO_REGRESSION at margin 0.15)."""
@@ -543,7 +543,7 @@ def test_pass_1_over_equal_epochs_is_compared_as_the_mean(make_suite: Callable[.
 
 def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: Callable[..., Path],
                                                                   tmp_path: Path) -> None:
-    """Review F22: the runs of the test above (pass^3 0.5 → 0, the mean 2/3 in both) compared with a rule given
+    """The runs of the test above (pass^3 0.5 → 0, the mean 2/3 in both) compared with a rule given
     as ``oloproof compare --release rule.yaml`` holding only ``regression`` and ``allow_approximate_methods``, as a
     file written for comparing does: the reduction fell back to the mean, NO_REGRESSION, exit 0, and neither
     ``relaxed`` nor a note said the runs' own release.yaml reduced by pass^3 (its margin and allow_approximate_methods
@@ -561,7 +561,7 @@ def test_a_rule_given_without_the_runs_reduction_says_it_is_weaker(make_suite: C
 
 def test_a_rule_given_is_weighed_against_the_defaults_when_the_base_had_no_release(make_suite: Callable[..., Path],
                                                                                     tmp_path: Path) -> None:
-    """Review R17: a base run made without release.yaml and a candidate whose suite added one with margin 0.9. By
+    """A base run made without release.yaml and a candidate whose suite added one with margin 0.9. By
     default that is release_changed (the base's rule is the defaults); given with --release, the candidate's own
     file was taken as the base's own rule, so its NO_REGRESSION (12 of 24 cases lost) named nothing weaker."""
     loose = {"regression": {"margin": 0.9}}
@@ -572,7 +572,7 @@ def test_a_rule_given_is_weighed_against_the_defaults_when_the_base_had_no_relea
     cmp = op.compare(base, cand, release=root / "release.yaml")
     assert cmp.verdict == "NO_REGRESSION"  # the rule given decides
     assert cmp.relaxed == ("regression.margin 0.02 → 0.9",)
-    # the base stored no settings: the defaults it is weighed against are named so, not as "its own" (U22's note)
+    # the base stored no settings: the defaults it is weighed against are named so, not as "its own"
     assert cmp.weaker_than == "the default release settings (the base run has none of its own)"
     assert cmp.notes[0].endswith("1 setting weaker than the default release settings (the base run has none of its "
                                  "own): regression.margin 0.02 → 0.9")
@@ -582,7 +582,7 @@ def test_a_rule_given_is_weighed_against_the_defaults_when_the_base_had_no_relea
                                                     "the base run's own release settings")
 
 def test_a_run_resumed_after_an_abrupt_end_says_so_in_the_comparison(tmp_path: Path) -> None:
-    """Review F22: a candidate whose process was killed as it started c4 (a kill from outside, or the system's own
+    """A candidate whose process was killed as it started c4 (a kill from outside, or the system's own
     shell tool: not blamed on it) ran c4 again on --resume; its gate says so under the table, but ``oloproof
     compare`` of it with an uninterrupted run said NO_REGRESSION, exit 0, without a word of the second try. The
     comparison's notes carry the gate's line, naming the side; an uninterrupted pair has none."""
@@ -696,7 +696,7 @@ def test_the_example_compared_with_a_rerun_and_not_with_itself(example_runs: dic
     assert (cmp.table["difference"] == 0).all() and cmp.flips.empty and cmp.unpaired.empty
     assert (cmp.table["pass_to_fail"] == 0).all() and (cmp.table["fail_to_pass"] == 0).all()
     assert cmp.n_paired == 48 and cmp.table.set_index("criterion").loc["answer_matches", "n"] == 47  # ord-018~inj.
-    with pytest.raises(op.OloproofError, match="the base and the candidate are the same run"):  # review R: a
+    with pytest.raises(op.OloproofError, match="the base and the candidate are the same run"):  # a
         op.compare(example_runs["base"], example_runs["base"], release=release)  # trivial NO_REGRESSION before
 
 
@@ -759,7 +759,7 @@ def test_a_check_the_base_gates_and_the_candidate_dropped_is_never_no_regression
     assert table.loc["answer_again", "verdict"] == "INSUFFICIENT_EVIDENCE" and table.loc["answer_again", "n"] == 0
     assert table.loc["answer_again", "reason"].startswith("not_in_both_runs; the base run judges it")
     assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
-    assert " answer_again: n/a n=0 " in repr(cmp)  # no difference to show (mutation round 12, DC05)
+    assert " answer_again: n/a n=0 " in repr(cmp)  # no difference to show
     listed = op.compare(base, cand, release={"regression": {"margin": 0.2, "criteria": ["answer_matches"]}})
     assert listed.verdict == "NO_REGRESSION" and list(listed.table["criterion"]) == ["answer_matches"]  # on purpose
 
@@ -795,7 +795,7 @@ def test_a_check_written_differently_but_the_same_is_not_changed(make_suite: Cal
 
 
 def test_a_fault_criterion_with_calls_every_against_calls_first_is_check_changed(tmp_path: Path) -> None:
-    """README §3 (audit C10): runs with ``calls: first`` and with ``calls: every`` judge the fault criterion
+    """README §3: runs with ``calls: first`` and with ``calls: every`` judge the fault criterion
     differently, so ``op.compare`` calls it ``check_changed``; ``calls: first`` written out is the default: no
     change."""
     from _fault_systems import write_suite as write_fault_suite
@@ -855,8 +855,8 @@ def test_a_python_check_given_other_metadata_is_check_changed(make_suite: Callab
                                                               tmp_path: Path) -> None:
     """A python check compares with what the case's metadata holds (the README's way to check a reply's required
     outputs); the digest leaves metadata out. The candidate's case file wrote its own wrong answer into the
-    metadata of the 12 cases it breaks: every case stayed paired, the check passed them all, NO_REGRESSION (review
-    R17). A check never given the metadata (answer_matches) still shows the regression; a rerun with the same
+    metadata of the 12 cases it breaks: every case stayed paired, the check passed them all, NO_REGRESSION. A
+    check never given the metadata (answer_matches) still shows the regression; a rerun with the same
     metadata is comparable."""
     cases = [{**case, "metadata": {"want": "ok", "tag": "t"}} for case in _cases(24)]
     evaluators = [{"type": "python", "check": "checks:done"}, {"type": "answer_matches"}]
@@ -888,8 +888,8 @@ def test_a_python_check_given_other_metadata_is_check_changed(make_suite: Callab
 
 def test_only_a_paired_case_whose_metadata_says_something_else_makes_a_python_check_changed(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review R17's metadata rule at its edges (mutation round 30). The base ran 25 cases; a candidate that left c24
-    out and wrote each case's metadata keys in another order gives its python check the same metadata for every
+    """The metadata rule (a python check given the case metadata) at its edges. The base ran 25 cases; a candidate that
+    left c24 out and wrote each case's metadata keys in another order gives its python check the same metadata for every
     paired case: comparable (an unpaired case's metadata belongs to no pair, and key order is no content). A
     candidate that retagged c11, c03 and c07 is check_changed, the reason counting them (3, by hand) and naming the
     first in order (c03); one whose check's code was edited as well keeps the code's reason, said first."""
@@ -1098,7 +1098,7 @@ class Refunder(op.RecordedAgent):
 
 def test_failures_only_the_candidate_was_judged_on_hold_back_no_regression(make_suite: Callable[..., Path],
                                                                           tmp_path: Path) -> None:
-    """Statistics review: a fault replay exists only where the system called the tool. A candidate that now
+    """A fault replay exists only where the system called the tool. A candidate that now
     refunds 4 more orders, and fails to recover on each, had those failing rows left out of the paired
     difference (counted in ``one_sided`` only): NO_REGRESSION. They now hold it back; rows only the base run
     judged do not (the candidate no longer reaching a check is not a failure of it)."""
@@ -1135,7 +1135,7 @@ class Retrier(Refunder):
 
 def test_passes_the_candidate_has_no_row_for_hold_back_no_regression(make_suite: Callable[..., Path],
                                                                      tmp_path: Path) -> None:
-    """Review R: rows only the base run judged were counted in ``one_sided`` and dropped. A candidate that
+    """Rows only the base run judged were counted in ``one_sided`` and dropped. A candidate that
     stops reaching a check the base passed (it no longer calls the tool whose fault the base recovered from;
     an outcome it leaves ``waiting``) lost those passes unseen: NO_REGRESSION, exit 0. The base's passing
     rows without a candidate row now hold it back, as the candidate's failing lone rows do; lone base rows that
@@ -1179,7 +1179,7 @@ def test_a_candidate_whose_release_yaml_loosens_the_rule_gets_no_no_regression(
     assert loose.verdict == "INSUFFICIENT_EVIDENCE"
     assert loose.reason.startswith("release_changed: ") and "regression.margin 0.02 → 0.4" in loose.reason
     # no rule given: the rule used is the candidate's, which release.yaml still gives, so nothing is called weaker
-    # (release_changed says how it differs from the base's; mutation round 36)
+    # (release_changed says how it differs from the base's)
     assert (loose.relaxed, loose.weaker_than) == ((), "")
     assert main(["compare", str(base.directory), str(cand.directory)]) == 1
     assert "release_changed" in capsys.readouterr().out
@@ -1241,7 +1241,7 @@ def test_a_candidate_row_missing_where_the_base_judged_nothing_holds_back_no_reg
     assert row["reason"].startswith("unpaired_failures: 4 row(s) of the candidate do not pass")
 
 
-# -- edges found by mutation testing (round 3); expected values are hand counts ---------------------------
+# -- edges found by mutation testing; expected values are hand counts ---------------------------
 
 MARGIN_20 = {"regression": {"margin": 0.2}, "min_clusters": 20}
 
@@ -1310,13 +1310,13 @@ def test_a_run_judged_again_under_its_own_id_is_compared_not_refused(make_suite:
     assert (row["n"], row["pass_to_fail"], row["fail_to_pass"]) == (30, 1, 0)
 
 
-# -- edges found by mutation testing (round 4); expected values are hand counts ---------------------------
+# -- edges found by mutation testing; expected values are hand counts ---------------------------
 
 
 def test_a_pooled_candidate_is_refused_as_pooled_naming_the_candidate(unclustered: tuple[op.Run, op.Run]) -> None:
     """A pooled run given as the candidate (each case in it twice) must be refused as what it is, naming the
     candidate side, as a pooled base is; it was refused only by a later check, for epochs that differ (1 and 1, 1).
-    Review U27: three runs of each version, pooled by op.load_runs, were refused without a word of what to do
+    Three runs of each version, pooled by op.load_runs, were refused without a word of what to do
     instead; the message now names the epochs, which pair a case's tries."""
     base, cand = unclustered
     with pytest.raises(op.OloproofError, match=r"compare: case 'c00' is in the candidate run .* more than once \(a "
@@ -1417,7 +1417,7 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
 
 
 def test_the_labels_note_names_only_the_paired_copies_scored_in_one_run(example_suite: Path, tmp_path: Path) -> None:
-    """Round 5 of mutation testing: b leaves out ord-001~injected and ord-020~injected (labeled invalid before
+    """Run b leaves out ord-001~injected and ord-020~injected (labeled invalid before
     it), but ord-020 was also edited before b (its message), so ord-020~injected is not paired at all
     (digest_changed) and no paired row of it moves. By hand the note names 1 paired copy, ord-001~injected."""
     label_file = example_suite / "labels" / "injected.jsonl"
@@ -1438,11 +1438,11 @@ def test_the_labels_note_names_only_the_paired_copies_scored_in_one_run(example_
 
 def test_a_candidate_whose_cases_join_base_clusters_gets_no_no_regression(
         make_suite: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review G10: the case digest leaves the cluster out, and clusters the candidate joins are merged. A merge is
+    """The case digest leaves the cluster out, and clusters the candidate joins are merged. A merge is
     not always wider: the paired interval splits each cluster's net change into a loss and a gain, so a lost case
     and a gained one put into one cluster cancel. 40 singletons, base passing c00–c19; the candidate loses c00–c07
-    and gains c20–c25 (difference −2/40). Same clusters: ci_low −0.275 (−0.235 before review S6 counted the two
-    directions' correlation), INSUFFICIENT_EVIDENCE at margin 0.21; its case file moving c20–c25 into the
+    and gains c20–c25 (difference −2/40). Same clusters: ci_low −0.275 (−0.235 before the two directions'
+    correlation was counted), INSUFFICIENT_EVIDENCE at margin 0.21; its case file moving c20–c25 into the
     clusters of c00–c05 (34 clusters): ci_low −0.194, NO_REGRESSION, exit 0.
     The overall verdict is now held back (clusters_changed); a candidate that only splits a base cluster is not."""
     from oloproof_nb.cli import main
@@ -1491,7 +1491,7 @@ def test_a_candidate_whose_cases_join_base_clusters_gets_no_no_regression(
 
 def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_as_it_is_now(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review R23 (finding 3): regression.margin set to 0.5, both runs made, the file put back to 0.02. The runs
+    """regression.margin set to 0.5, both runs made, the file put back to 0.02. The runs
     agree (no release_changed) and the default rule is theirs, so 15 of 60 cases lost (−0.25, interval −0.379 to
     −0.131, REGRESSION by the file's 0.02) read NO_REGRESSION with no word but the header's "margin 0.5". The
     verdict stays the runs' (the runs are the evidence); the drift is warned of, as the gate's, and the rule used
@@ -1508,7 +1508,7 @@ def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_a
         cmp = op.compare(base, cand)
     row = cmp.table.iloc[0]
     assert (row["pass_to_fail"], row["fail_to_pass"], row["n"], row["difference"]) == (15, 0, 60, -0.25)
-    # by definition (tests/_cr2_reference.py), and R23's printed figures
+    # by definition (tests/_cr2_reference.py), and the figures the command printed
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
         paired_interval([1] * 60, [0] * 15 + [1] * 45, [1] * 60), abs=1e-10)
     assert (round(row["ci_low"], 3), round(row["ci_high"], 3)) == (-0.379, -0.131)
@@ -1520,7 +1520,7 @@ def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_a
     assert f"  note: {note}" in repr(cmp).splitlines() and "1 setting weaker than" in cmp._repr_html_()
     # the file as it is now, given, decides: ci_high −0.131 < −0.02
     assert op.compare(base, cand, release=root / "release.yaml").verdict == "REGRESSION"
-    # a file that does not read (the margin tightened under a misspelt key): named, the runs' rule decides (R50)
+    # a file that does not read (the margin tightened under a misspelt key): named, the runs' rule decides
     (root / "release.yaml").write_text("regresion: {margin: 0.02}\n", encoding="utf-8")
     with pytest.warns(UserWarning, match=r"release\.yaml.*regresion.*\(the suite folder's release\.yaml, which "
                                          r"cannot be read now\); this comparison uses the release settings the "
@@ -1554,7 +1554,7 @@ def test_runs_made_while_the_margin_was_loosened_are_told_against_release_yaml_a
 
 def test_runs_made_without_release_yaml_are_not_said_to_have_stored_settings(make_suite: Callable[..., Path],
                                                                              tmp_path: Path) -> None:
-    """Review F28: two runs made with no release.yaml (the defaults decide, margin 0.02), compared after a file with
+    """Two runs made with no release.yaml (the defaults decide, margin 0.02), compared after a file with
     margin 0.01 appeared, are told against it, but the note read 'compared with the settings stored with the runs',
     which stored none. It names the defaults."""
     import warnings
@@ -1574,7 +1574,7 @@ def test_runs_made_without_release_yaml_are_not_said_to_have_stored_settings(mak
 
 def test_no_rule_is_called_weaker_than_a_release_yaml_that_is_gone(make_suite: Callable[..., Path],
                                                                     tmp_path: Path) -> None:
-    """Mutation round 36: a base run made with release.yaml (margin 0.01), the file then deleted and the candidate
+    """A base run made with release.yaml (margin 0.01), the file then deleted and the candidate
     made without one (the defaults, margin 0.02). The candidate's rule differs from the base's (release_changed, no
     NO_REGRESSION), but no file is there now, so nothing is weaker than "<suite>/release.yaml as it is now" (a second
     look weighing the rule against no file named the deleted file)."""
@@ -1595,7 +1595,7 @@ def test_no_rule_is_called_weaker_than_a_release_yaml_that_is_gone(make_suite: C
 
 def test_the_note_names_the_candidate_s_stored_rule_when_only_the_base_had_no_release_yaml(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Mutation round 36: the rule used without ``release`` is the candidate run's. A base made without
+    """The rule used without ``release`` is the candidate run's. A base made without
     release.yaml, a candidate made with margin 0.5, the file then set to 0.02: the candidate's stored 0.5 is weaker
     than the file as it is now, and the note says the settings stored with the runs, not the defaults (which the
     base alone had)."""
@@ -1619,7 +1619,7 @@ def test_the_note_names_the_candidate_s_stored_rule_when_only_the_base_had_no_re
 
 def test_a_criterion_no_run_judges_listed_in_release_yaml_now_is_no_weaker_rule(make_suite: Callable[..., Path],
                                                                                   tmp_path: Path) -> None:
-    """Mutation round 36: ``regression.criteria`` is weighed among the criteria the base run judges. release.yaml
+    """``regression.criteria`` is weighed among the criteria the base run judges. release.yaml
     now lists ``later`` besides ``answer_matches`` (a check the suite has not got yet): neither run judges it, so
     the runs' rule, which lists ``answer_matches`` alone, decides every row the file's would and is not weaker
     than the file (counting ``later`` named a weaker rule that decides nothing)."""
@@ -1655,7 +1655,7 @@ def test_a_gate_threshold_changed_since_is_no_drift_of_the_comparison_rule(make_
 
 def test_a_vacuous_check_is_marked_as_the_gate_marks_it(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """A check that cannot fail (a ``state_unchanged`` path no case's state holds) is ``vacuous`` in the gate of
-    either run; compared, its NO_REGRESSION said nothing of it (review R24): its reason and a note now do."""
+    either run; compared, its NO_REGRESSION said nothing of it: its reason and a note now do."""
     cases = [{**case, "initial_state": {"orders": {"o1": {"status": "open"}}}} for case in _cases(30)]
     evaluators = [{"type": "answer_matches"},
                   {"type": "state_unchanged", "criterion": "other_order_kept", "paths": ["orders.o2"]}]
@@ -1677,7 +1677,7 @@ def test_a_vacuous_check_is_marked_as_the_gate_marks_it(make_suite: Callable[...
 @pytest.mark.parametrize("side", ["base", "candidate"])
 def test_a_row_vacuous_in_one_run_only_names_that_run(example_runs: dict[str, op.Run], monkeypatch: pytest.MonkeyPatch,
                                                       side: str) -> None:
-    """Mutation round 34: a criterion whose check cannot fail in one of the two runs only (a suite edited between
+    """A criterion whose check cannot fail in one of the two runs only (a suite edited between
     them) is marked on its row for that run, not for 'both runs', which the end-to-end test above alone exercised.
     Stand-in findings: ``answer_matches`` is vacuous in the ``side`` run, nothing in the other."""
     from oloproof_nb._analysis import compare
@@ -1698,7 +1698,7 @@ def test_a_row_vacuous_in_one_run_only_names_that_run(example_runs: dict[str, op
 def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_runs: dict[str, op.Run]) -> None:
     """``oloproof gate`` of either example run says ``1 copy labeled invalid, scored by no criterion:
     ord-018~injected``; a comparison of the two left the copy out of every row (n 47 of 48 paired cases) with no
-    word of it (review R24). Runs made with the same labels now get the gate's line, once."""
+    word of it. Runs made with the same labels now get the gate's line, once."""
     base, again = example_runs["base"], example_runs["again"]
     line = ("1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run)); it broke its "
             "pair, so the verdict leans on its label")  # its same_state pair does not hold in either run
@@ -1710,7 +1710,7 @@ def test_copies_no_criterion_scores_are_named_as_the_gate_names_them(example_run
 
 def test_too_few_clusters_names_its_numbers_and_a_loss_below_the_margin(make_suite: Callable[..., Path],
                                                                       tmp_path: Path) -> None:
-    """Review U18: 30 tasks of 6 customers said only ``too_few_clusters`` of a candidate failing every case."""
+    """30 tasks of 6 customers said only ``too_few_clusters`` of a candidate failing every case."""
     root = make_suite(_cases(30, cluster_size=5), evaluators=[{"type": "answer_matches"}], release=ALLOW)
     base = _run(root, tmp_path / "b")
     worse = _run(root, tmp_path / "w", broken={f"c{i:02d}" for i in range(30)}, version="b")
@@ -1739,8 +1739,8 @@ def test_pass_1_is_the_mean_row_with_its_flips_each_way_and_its_missing_rows(mak
                                                                              tmp_path: Path) -> None:
     """pass^1 over 2 paired epochs in every case is compared as the mean is (README: the mean, over the case runs).
     By hand, 10 cases × 2 epochs: the base passes every case run; the candidate errs on c00 epoch 1 (missing, and
-    not a pass) and answers c01 wrong in both epochs: 3 pass to fail, 0 fail to pass, 1 missing, n 20. Mutation
-    round M51: the flips swapped, or missing counted only where both sides miss, still passed the symmetric
+    not a pass) and answers c01 wrong in both epochs: 3 pass to fail, 0 fail to pass, 1 missing, n 20. Mutants it
+    kills (the flips swapped, or missing counted only where both sides miss) still passed the symmetric
     test above."""
     root = make_suite(_cases(10), evaluators=[{"type": "answer_matches"}], epochs=2,
                       release={**ALLOW, "criteria": {"answer_matches": 0.4}})

@@ -21,7 +21,7 @@ from oloproof_nb._analysis.compare_notes import _vacuous_notes
 ], ids=["same", "differ", "two-in-base", "candidate-only", "uncompared", "two-in-both"])
 def test_a_vacuous_finding_is_said_once_for_both_runs_only_when_both_have_it(
         base: dict[str, list[str]], candidate: dict[str, list[str]], expected: list[str]) -> None:
-    """Mutation round 33: the finding of one run only is said for that run, each of its findings, and 'both runs'
+    """The finding of one run only is said for that run, each of its findings, and 'both runs'
     only when the two runs' findings are equal (the end-to-end test has the same finding on both sides only)."""
     assert _vacuous_notes({"base": base, "candidate": candidate}, ["c"]) == expected
 
@@ -37,7 +37,7 @@ def test_a_vacuous_finding_is_said_once_for_both_runs_only_when_both_have_it(
 ], ids=["same", "differ", "base-only", "candidate-only", "none"])
 def test_copies_no_criterion_scores_are_said_once_for_both_runs_only_when_both_left_out_the_same(
         monkeypatch: pytest.MonkeyPatch, base: list[str], candidate: list[str], expected: list[str]) -> None:
-    """Mutation round 33: the copies of one run only are named for that run; 'both runs' only for the same copies
+    """The copies of one run only are named for that run; 'both runs' only for the same copies
     (the example runs leave out the same copy in both). Stand-in runs hold the copies each run's labels leave out."""
     monkeypatch.setattr(compare_notes, "unscored_copies", lambda run: run.left_out)
     monkeypatch.setattr(compare_notes, "broken_copies", lambda run: [])
@@ -47,7 +47,7 @@ def test_copies_no_criterion_scores_are_said_once_for_both_runs_only_when_both_l
 
 def test_one_copy_left_out_by_both_runs_broken_in_one_is_said_for_each_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same copy left out by both runs, its pair broken in the base only: 'both runs' would say one of the two
-    things for both, so each run gets its own line (the broken count, review R47, is part of what must be equal)."""
+    things for both, so each run gets its own line (the broken count is part of what must be equal)."""
     monkeypatch.setattr(compare_notes, "unscored_copies", lambda run: run.left_out)
     monkeypatch.setattr(compare_notes, "broken_copies", lambda run: run.broke)
     runs = SimpleNamespace(left_out=["a~t"], broke=["a~t"]), SimpleNamespace(left_out=["a~t"], broke=[])

@@ -23,7 +23,7 @@ def test_regression_rule_boundaries() -> None:
 def test_pass_1_over_unequal_paired_epochs_is_not_the_mean() -> None:
     """With 2 paired epochs in case a and 1 in case b (an epoch lost with a stopped run), the mean over case runs
     weighs a twice: pass^1 over cases is (1/2 + 1)/2 = 0.75 for the candidate, the mean over runs 2/3. Not the mean,
-    and fractional: ``reduce_not_paired`` (mutation round M51: compared as the mean whenever k is 1)."""
+    and fractional: ``reduce_not_paired`` (compared as the mean whenever k is 1)."""
     rows = pd.DataFrame({"criterion": "answer_matches", "case_id": ["a", "a", "b"], "cluster": ["a", "a", "b"],
                          "base": ["pass", "pass", "pass"],
                          "candidate": ["pass", "fail", "pass"]})

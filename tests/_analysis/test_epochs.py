@@ -271,7 +271,7 @@ def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) ->
     ref = stats.binomtest(all_pass, 8).proportion_ci(0.95, method="exact")  # Clopper–Pearson, outside the package
     assert (row["ci_low"], row["ci_high"], row["method"]) == (pytest.approx(ref.low, abs=1e-12),
                                                              pytest.approx(ref.high, abs=1e-12), "clopper_pearson")
-    # the release given is the one used (mutation round 12, AE12): an 80% Clopper–Pearson interval
+    # the release given is the one used: an 80% Clopper–Pearson interval
     narrow = op.reduce_epochs(run, reduce="pass^5", release={"confidence": 0.8}).set_index("criterion")
     ref80 = stats.binomtest(all_pass, 8).proportion_ci(0.8, method="exact")
     assert (narrow.loc["answer_matches", "ci_low"], narrow.loc["answer_matches", "ci_high"]) == (
@@ -287,7 +287,7 @@ def test_boundary_n_equals_k_uses_the_gates_interval(runs: dict[int, op.Run]) ->
 
 def test_by_case_keeps_the_cases_of_exactly_k_epochs(runs: dict[int, op.Run]) -> None:
     """pass^3 of 3 epochs: every case has exactly k rows and is reduced; its value is 1 only when all 3 passed
-    (a hand count of the verdict rows; mutation round 12, AE04)."""
+    (a hand count of the verdict rows)."""
     got = op.reduce_epochs(runs[3], reduce="pass^3", by_case=True)
     got = got[got["criterion"] == "answer_matches"].set_index("case_id")
     counts = _hand_counts(runs[3])
@@ -299,7 +299,7 @@ def test_by_case_keeps_the_cases_of_exactly_k_epochs(runs: dict[int, op.Run]) ->
 
 def test_by_case_of_a_run_without_verdict_rows_is_an_empty_frame(runs: dict[int, op.Run]) -> None:
     """No rows to reduce (every verdict row dropped in a notebook): the per-case frame is empty with its columns,
-    as the criterion table says no_evidence (mutation round 12, AE06)."""
+    as the criterion table says no_evidence."""
     run = op.load_run(runs[3].directory)
     run.verdicts = run.verdicts.iloc[0:0]
     by_case = op.reduce_epochs(run, reduce="pass^2", by_case=True)
@@ -311,25 +311,25 @@ def test_by_case_of_a_run_without_verdict_rows_is_an_empty_frame(runs: dict[int,
 
 def test_a_reduction_counts_cases_and_their_source_clusters_apart(tmp_path: Path) -> None:
     """8 cases in 4 clusters of 2 (the case file's ``cluster``), 2 epochs: every reduction reduces 8 cases held
-    in 4 clusters, the mean as pass^2 (mutation round 12, AE07)."""
+    in 4 clusters, the mean as pass^2."""
     cases = [{**c, "cluster": f"k{i // 2}"} for i, c in enumerate(_cases())]
     run = op.run(op.load_suite(_suite(tmp_path / "suite", cases=cases)), epochs=2, out=tmp_path / "run",
                  progress=False)
     table = op.reduce_epochs(run, reduce=["mean", "pass^2"])
     assert table[["reduce", "cases", "n_clusters"]].drop_duplicates().to_dict("records") == [
         {"reduce": "mean", "cases": 8, "n_clusters": 4}, {"reduce": "pass^2", "cases": 8, "n_clusters": 4}]
-    release = {"allow_approximate_methods": True, "min_clusters": 2,  # the gate's row counts them apart too (G70)
+    release = {"allow_approximate_methods": True, "min_clusters": 2,  # the gate's row counts them apart too
                "criteria": {"answer_matches": {"threshold": 0.5, "reduce": "pass^2"}}}
     row = op.gate(run, release=release).table.set_index("criterion").loc["answer_matches"]
     assert (row["reduce"], row["n"], row["n_clusters"]) == ("pass^2", 8, 4)
-    counts = _hand_counts(run)  # a cluster fails pass^2 when one of its cases did not pass both epochs (G75)
+    counts = _hand_counts(run)  # a cluster fails pass^2 when one of its cases did not pass both epochs
     assert row["failing_clusters"] == len({f"k{int(cid[1:]) // 2}" for cid, (n, c) in counts.items() if c < n}) > 0
 
 
 def test_fractional_values_are_clustered_even_one_case_a_cluster(runs: dict[int, op.Run]) -> None:
     """Every case its own cluster: pass^3 over 5 epochs gives values in steps of 1/10, judged by the clustered
     (approximate) CR2 interval, so rule 1 holds it back without allow_approximate_methods; over exactly 3 epochs the
-    values are 0 or 1 and Clopper–Pearson decides (reduced_is_clustered; mutation round 15, G64)."""
+    values are 0 or 1 and Clopper–Pearson decides (reduced_is_clustered)."""
     release = {"min_clusters": 2, "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}}}
     five = op.gate(runs[5], release=release).table.set_index("criterion").loc["answer_matches"]
     assert (five["n"], five["n_clusters"], five["method"]) == (8, 8, "cluster_t")
@@ -373,7 +373,7 @@ def test_a_bootstrap_asked_for_and_replaced_is_named_for_pass_k_too(runs: dict[i
     """``method: cluster_bootstrap`` with a pass^3 criterion over 5 epochs: the fractional values get the monotone
     CR2 logit-t interval, and the reason says so as the mean criterion's does (DESIGN: the gate "uses cluster_t
     and says so"); before, the mean row said "cluster_t instead of cluster_bootstrap" and the pass^3 row nothing
-    (review O1, the gate oracle in tests/_analysis/test_gate_oracle.py)."""
+    (found by the gate oracle in tests/_analysis/test_gate_oracle.py)."""
     release = {"allow_approximate_methods": True, "min_clusters": 2, "method": "cluster_bootstrap",
                "criteria": {"answer_matches": {"threshold": 0.2, "reduce": "pass^3"}, "state_matches": 0.2}}
     table = op.gate(runs[5], release=release).table.set_index("criterion")
@@ -420,7 +420,7 @@ def test_reduce_epochs_refuses_a_reduce_that_is_not_text(runs: dict[int, op.Run]
 
 
 def test_reduce_epochs_takes_a_tuple_of_reductions_as_a_list(runs: dict[int, op.Run]) -> None:
-    # the docstring allows a list of reductions; a tuple is one too (mutation round 12, AE02)
+    # the docstring allows a list of reductions; a tuple is one too
     table = op.reduce_epochs(runs[3], reduce=("mean", "pass^2"))
     assert list(table["reduce"].unique()) == ["mean", "pass^2"]
     pd.testing.assert_frame_equal(table, op.reduce_epochs(runs[3], reduce=["mean", "pass^2"]))
@@ -620,7 +620,7 @@ def test_resume_drops_the_replays_of_epochs_not_recorded(tmp_path: Path) -> None
 
 
 def test_pooled_runs_of_a_system_given_its_epoch_count_each_epoch_once(runs: dict[int, op.Run]) -> None:
-    """Review R22: the coin is given its epoch and seeds itself by (case, epoch), so the 1-epoch run's epoch 1 is
+    """The coin is given its epoch and seeds itself by (case, epoch), so the 1-epoch run's epoch 1 is
     the 3-epoch run's epoch 1 again, the same try. Pooled, the frames hold 4 rows a case, and pass^4 read the
     4 rows as 4 tries (each case's pass^4 its pass^3). Now each (case, epoch) counts once: pass^4 has no case of
     4 tries, and pass^3 of the pool is the 3-epoch run's own, counted here from the seeding rule by hand."""
@@ -670,7 +670,7 @@ def _desk_suite(tmp_path: Path, code: str) -> op.Suite:
 
 
 def test_two_one_epoch_runs_of_a_desk_seeded_by_epoch_are_not_pass_2(tmp_path: Path) -> None:
-    """README 6b's figures (review R22): a desk that fails 6 of 30 cases in epoch 2 only. Two 1-epoch runs pooled
+    """README 6b's figures: a desk that fails 6 of 30 cases in epoch 2 only. Two 1-epoch runs pooled
     read pass^2 30 of 30, a PASS at 0.7 (each run's epoch 1 is the same try); one 2-epoch run reads 24 of 30 (by
     hand: cases 0-5 fail epoch 2), no PASS. The pool now holds one try a case: too_few_epochs, BLOCK."""
     suite = _desk_suite(tmp_path, EPOCH_TWO)
@@ -697,7 +697,7 @@ REPLAY_ONLY = EPOCH_TWO.replace("def run(self, input, epoch):", """made = 0
 
 
 def test_a_pool_of_runs_whose_replay_alone_is_given_the_epoch_keeps_every_case_run(tmp_path: Path) -> None:
-    """Review F28: ``epoch_given: [replay]`` (a system whose ``run`` takes no epoch, so draws afresh) made every row
+    """``epoch_given: [replay]`` (a system whose ``run`` takes no epoch, so draws afresh) made every row
     of the second run read as a repeat of the first's: pooled pass^2 read no case of 2 rows (too_few_epochs), where
     the rows are two tries a case. By hand: cases 0-5 pass in the first run and fail in the second, so pass^2 is
     24 of 30."""
@@ -732,7 +732,7 @@ def test_pooled_runs_of_a_system_not_given_its_epoch_keep_every_row(tmp_path: Pa
 
 
 def test_the_repeat_of_a_given_epoch_is_the_row_of_the_run_later_in_the_pools_order(runs: dict[int, op.Run]) -> None:
-    """Mutation round 32: of two runs given their epoch, the row left out is the one of the run placed later in the
+    """Of two runs given their epoch, the row left out is the one of the run placed later in the
     pool (``load_runs``' order), whatever the run ids and the order of the frame's rows; only the criteria asked
     for are marked. The pool is put in the order opposite to its run ids, and the rows are counted by hand: the
     later run's epoch-1 rows of answer_matches, one a case (8), and none of state_matches."""
@@ -752,9 +752,9 @@ def test_the_repeat_of_a_given_epoch_is_the_row_of_the_run_later_in_the_pools_or
 @pytest.mark.parametrize("given_first", [True, False])
 def test_a_run_not_given_its_epoch_pooled_with_one_given_it_keeps_every_row(runs: dict[int, op.Run],
                                                                             tmp_path: Path, given_first: bool) -> None:
-    """Mutation round 32: a run whose system takes no ``epoch`` draws afresh, so its epoch-1 rows are tries of their
+    """A run whose system takes no ``epoch`` draws afresh, so its epoch-1 rows are tries of their
     own beside a run given the epoch, and the given run's rows are not its tries again, whichever comes first in
-    the pool (review M32: placed second, the given run's rows were left out). Nothing is left out of the pool
+    the pool (placed second, the given run's rows were left out). Nothing is left out of the pool
     (pass^2: each of the 8 cases has its 2 rows, the passes counted by hand)."""
     from oloproof_nb._analysis.reduce import repeated_rows
 
@@ -799,11 +799,11 @@ def test_a_case_with_fewer_than_k_rows_leaves_no_verdict(runs: dict[int, op.Run]
                                   "the epochs that called its tool); run more epochs, or gate it with reduce: mean")
     enough = row("pass^1")
     assert enough["n"] == 9 and "too_few_epochs" not in enough["reason"]
-    # per case, c8's one row is not reduced under pass^2 either: the 8 others are (mutation round 12, AE05)
+    # per case, c8's one row is not reduced under pass^2 either: the 8 others are
     by_case = op.reduce_epochs(pooled, reduce="pass^2", by_case=True)
     assert sorted(by_case.loc[by_case["criterion"] == "answer_matches", "case_id"]) == [f"c{i}" for i in range(8)]
     table = op.reduce_epochs(pooled, reduce="pass^2").set_index("criterion").loc["answer_matches"]
-    assert (table["cases"], table["left_out"]) == (8, 1)  # c8 counted as left out (AE11)
+    assert (table["cases"], table["left_out"]) == (8, 1)  # c8 counted as left out
 
 
 def test_all_missing_counts_only_cases_whose_every_epoch_is_missing() -> None:
@@ -832,7 +832,7 @@ def test_a_design_too_large_to_scale_rounds_the_values_down(monkeypatch: pytest.
     assert coarse.estimate == exact.estimate  # the estimate is the values' mean, never rounded
     assert coarse.low <= exact.low and coarse.high >= exact.high
     assert coarse.low == floored.low
-    # the coarser D is 40 // 20 = 2, not 1: 0.6 rounds down to 0.5 in halves (to 0 in wholes), by hand (E10)
+    # the coarser D is 40 // 20 = 2, not 1: 0.6 rounds down to 0.5 in halves (to 0 in wholes), by hand
     sixes = np.array([0.6] * 10 + [1.0] * 10)
     halves = fractional_interval(np.array([0.5] * 10 + [1.0] * 10), sizes, 0.95, denominator=2)
     wholes = fractional_interval(np.array([0.0] * 10 + [1.0] * 10), sizes, 0.95, denominator=1)
@@ -908,7 +908,7 @@ class SeededRunOnly(Seeded):
 
 @pytest.mark.parametrize("system", ["SeededReplays", "SeededRunOnly"])
 def test_a_replay_that_declares_epoch_is_given_the_case_epoch(tmp_path: Path, system: str) -> None:
-    """New-user review: ``replay`` was never given the epoch, so an agent seeded per epoch, as the README
+    """``replay`` was never given the epoch, so an agent seeded per epoch, as the README
     suggests for ``run``, could not reproduce its epoch-2 recordings: every fault replay of epoch 2 was
     ``missing`` (control_replay_diverged). A ``replay`` that declares ``epoch`` now gets it."""
     root = tmp_path / "suite"
@@ -942,7 +942,7 @@ def test_a_replay_that_declares_epoch_is_given_the_case_epoch(tmp_path: Path, sy
 
 
 def test_a_reduced_gate_imports_neither_statsmodels_nor_scipy_stats(runs: dict[int, op.Run]) -> None:
-    """Style review Y: the fractional interval took its t quantile from scipy.stats (a costly import on the gate's
+    """The fractional interval took its t quantile from scipy.stats (a costly import on the gate's
     cold path) where the CR2 code uses scipy.special.stdtrit, the routine stats.t.ppf itself calls."""
     import subprocess
     import sys
@@ -1002,7 +1002,7 @@ def _reduced_row(run: op.Run, reduce: str) -> pd.Series:
 
 
 def test_a_replay_the_cache_gave_two_pooled_runs_is_one_try(desk_runs: dict[str, op.Run]) -> None:
-    """Red team round 16 (review G16): the replay cache gives a later run the very fault replay an earlier run
+    """The replay cache gives a later run the very fault replay an earlier run
     made of a case's epoch, so a pool of the two held each try twice and pass^4 was the pass^2 of 2 tries:
     here 3 of 8 cases recover in both epochs (b0, b3, b6: (n + e) % 3 != 0 for e = 1, 2), and pass^4 read 3/8
     with a PASS at 0.05 from 2 tries per case. Each try now counts once: pass^4 has no case of 4 tries
@@ -1054,7 +1054,7 @@ def one_time_runs(desk_runs: dict[str, op.Run], tmp_path: Path,
 
 def test_a_pool_of_runs_given_their_epoch_counts_a_live_replay_once_beside_one_the_cache_gave(
         tmp_path: Path) -> None:
-    """Mutation round 32: three runs of the desk, which is given its epoch and recorded so (``epoch_given``): the
+    """Three runs of the desk, which is given its epoch and recorded so (``epoch_given``): the
     first fills the replay cache, the second replays live (cache=False), the third takes its replays from the
     cache. Both later runs repeat the first's tries, the live one as much as the cached one, so by hand 2 runs ×
     8 cases × 2 epochs = 32 rows of the fault criterion are left out; the cache's repeats alone (16) must not
@@ -1072,7 +1072,7 @@ def test_a_pool_of_runs_given_their_epoch_counts_a_live_replay_once_beside_one_t
 
 def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, op.Run],
                                                            one_time_runs: tuple[op.Run, op.Run]) -> None:
-    """Review F11: a replay was told apart by (case, criterion, captured_at) alone, so live replays that share a
+    """A replay was told apart by (case, criterion, captured_at) alone, so live replays that share a
     time — a case's two epochs under a coarse clock, two runs made at once — were named repeats of each other,
     even within one run: pooled with a cached run, the live run's epoch-2 rows were left out and pass^2 read
     `too_few_epochs` over a pool that holds each case's 2 tries. Only a replay taken from the cache repeats
@@ -1096,7 +1096,7 @@ def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, 
 
 def test_copies_of_replays_made_outside_the_pool_count_once_each(desk_runs: dict[str, op.Run], tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F11: two runs that took every fault replay from a cache a run outside the pool filled hold one try
+    """Two runs that took every fault replay from a cache a run outside the pool filled hold one try
     of each (case, epoch) between them, in whichever order they are pooled. The filler's replays share one time
     (a coarse clock): matched without the epoch, each case's epoch 2 was a repeat of its epoch 1, within one run
     too, and pass^2 read `too_few_epochs`."""
@@ -1206,9 +1206,9 @@ def test_m21_the_mean_of_a_run_of_one_epoch_is_the_gates_unclustered_interval(ru
 
 
 def test_reduce_epochs_of_a_pool_of_two_systems_says_its_rates_are_of_no_one_system(tmp_path: Path) -> None:
-    """Review L5: ``op.reduce_epochs`` of v1's and v2's runs pooled by ``op.load_runs`` gave one rate of the two
+    """``op.reduce_epochs`` of v1's and v2's runs pooled by ``op.load_runs`` gave one rate of the two
     agents without a word, where ``op.gate`` of the same pool has no decision (``mixed_systems``) and
-    ``op.slice_table`` warns (review U27). It still gives the table, and warns once, at the caller's line; a pool
+    ``op.slice_table`` warns. It still gives the table, and warns once, at the caller's line; a pool
     of one system's runs does not warn."""
     import warnings
 

@@ -127,7 +127,7 @@ def test_clustered_uses_cluster_t_equal_to_the_public_interval(tmp_path: Path) -
     passes = pd.Series(y).groupby(clusters).sum().to_numpy().astype(int)
     rows = pd.Series(y).groupby(clusters).size().to_numpy()
     low = brute_force_low(passes.tolist(), rows.tolist())  # the monotone bound: 16 better data sets searched
-    # the better data sets do not bind; what the clusters can vouch for does (review G27): some clusters pass
+    # the better data sets do not bind; what the clusters can vouch for does: some clusters pass
     # nothing, and the cap on their share is below (α/2)^(1/n_min)·p̂, the cap when none does
     vouched = never_pass_cap_by_hand(passes, rows)
     assert (passes == 0).any()
@@ -167,7 +167,7 @@ def test_approximate_methods_not_allowed(tmp_path: Path) -> None:
     assert row(op.gate(run, release=given))["reason"] == f"approximate_methods_not_allowed: {why.format(given)}"
     assert row(op.gate(run, release=release))["reason"] == (
         f"approximate_methods_not_allowed: {why.format('the release configuration given')}")
-    # a note after the code (the bootstrap replaced) keeps the key right after the code (mutation round F49: only a
+    # a note after the code (the bootstrap replaced) keeps the key right after the code (only a
     # bare code was followed by the key in any test)
     noted = row(op.gate(run, release={**release, "method": "cluster_bootstrap"}))["reason"]
     assert noted.startswith(f"approximate_methods_not_allowed: {why.format('the release configuration given')}; "
@@ -205,7 +205,7 @@ def test_report_only_rows_and_missing_counts(tmp_path: Path) -> None:
     assert (r["n"], r["passed"], r["missing"], r["rate"]) == (30, 0, 30, 0.0)
     assert r["ci_high"] > 0  # never a zero-width interval
     assert g.verdict == "PASS"  # REPORT_ONLY rows never block
-    assert g.blocking.empty  # nor are they listed as blocking (mutation round 12, G11)
+    assert g.blocking.empty  # nor are they listed as blocking
 
 
 def test_no_listed_criteria_blocks(tmp_path: Path) -> None:
@@ -236,7 +236,7 @@ def test_bootstrap_same_seed_same_interval(tmp_path: Path, monkeypatch: pytest.M
     assert (a["ci_low"], a["ci_high"]) == (b["ci_low"], b["ci_high"])
     other = row(op.gate(run, release={**release, "bootstrap": {"resamples": 2000, "seed": 8}}))
     assert (other["ci_low"], other["ci_high"]) != (a["ci_low"], a["ci_high"])
-    fewer = row(op.gate(run, release={**release, "bootstrap": {"resamples": 500, "seed": 7}}))  # resamples count (G60)
+    fewer = row(op.gate(run, release={**release, "bootstrap": {"resamples": 500, "seed": 7}}))  # resamples count
     assert (fewer["ci_low"], fewer["ci_high"]) != (a["ci_low"], a["ci_high"])
 
 
@@ -369,7 +369,7 @@ def test_criterion_sums_take_both_paths(sparse: bool) -> None:
 
 def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decides(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Contract review D: the threshold raised from 0.6 to 0.95 in the suite's release.yaml after the run, `oloproof
+    """The threshold raised from 0.6 to 0.95 in the suite's release.yaml after the run, `oloproof
     gate` still said PASS on 0.6 and nothing said the file had changed. The run's copy still decides (the run is
     the evidence); now a warning names the keys that differ and how to gate with the file as it is."""
     import warnings
@@ -392,7 +392,7 @@ def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decide
         assert op.gate(run, release=folder / "release.yaml").verdict == "BLOCK"  # 0.692 < 0.95
     assert main(["gate", str(run.directory)]) == 0
     assert "criteria.answer_matches 0.6 → 0.95" in capsys.readouterr().err
-    # a file that does not read is no setting either, but is named (review R50: a tightened threshold under a key
+    # a file that does not read is no setting either, but is named (a tightened threshold under a key
     # with a typo, or a duplicate key, was passed over without a word, as if the gate had taken it)
     for broken, says in (("criteria: {answer_matches: [", "release.yaml"),
                          ("criteria: {answer_matches: 0.95}\ncriteria: {answer_matches: 0.9}\n", "criteria"),
@@ -404,7 +404,7 @@ def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decide
         message = str(caught[0].message)
         assert str(folder / "release.yaml") in message and says in message and "\n" not in message
         assert main(["gate", str(run.directory)]) == 0 and "cannot be read now" in capsys.readouterr().err
-    (folder / "release.yaml").unlink()  # fresh-eyes review F2: a moved suite folder, a run copied elsewhere
+    (folder / "release.yaml").unlink()  # a moved suite folder, a run copied elsewhere
     with warnings.catch_warnings():  # (a CI artifact): no file to compare with, no "differs … → null"
         warnings.simplefilter("error")
         assert op.gate(run).verdict == "PASS"
@@ -414,7 +414,7 @@ def test_a_release_yaml_changed_since_the_run_is_named_and_the_stored_one_decide
 
 
 def test_a_release_yaml_changed_since_pooled_runs_is_named_too(tmp_path: Path) -> None:
-    """Mutation review M4: two runs made with answer_matches 0.6, the file then tightened to 0.95: the single run
+    """Two runs made with answer_matches 0.6, the file then tightened to 0.95: the single run
     warned, the pooled runs said PASS on 0.6 without a word. Pooled runs share one stored release (load_runs
     refuses others), so the file is compared with it the same way."""
     import warnings
@@ -470,7 +470,7 @@ def _write_cases(folder: Path, cases: list[dict[str, Any]], end: str = "\n") -> 
 
 def test_a_case_file_changed_since_the_run_is_named_and_the_run_decides(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review G21: after a run, c000 expected another answer, c009 was removed and c010 added; `oloproof gate` of
+    """After a run, c000 expected another answer, c009 was removed and c010 added; `oloproof gate` of
     the stored run still said PASS and nothing said the case file had changed, though the suite as it is now
     BLOCKs: 9 of its 10 cases pass, and by hand (scipy's beta quantile) the exact lower bound is 0.555 < 0.6.
     The run's verdicts still decide (it is the evidence, as for release.yaml); a warning names what differs. A
@@ -496,7 +496,7 @@ def test_a_case_file_changed_since_the_run_is_named_and_the_run_decides(
     assert main(["gate", str(run.directory)]) == 0
     out = capsys.readouterr()
     assert "1 case(s) edited (first 'c000')" in out.err
-    # said where the PASS is read too, as compare's last line says it (review R54): one file, cases.jsonl
+    # said where the PASS is read too, as compare's last line says it: one file, cases.jsonl
     assert out.out.splitlines()[-1] == ("gate: PASS — exit 0: the 1 gated criterion passes; the suite folder has "
                                         "changed since the run (1 file(s): see the warning above)")
     now = op.gate(op.run(op.load_suite(folder), out=folder / "runs" / "now"))  # the suite as it is now
@@ -517,7 +517,7 @@ def test_a_case_file_changed_since_the_run_is_named_and_the_run_decides(
 
 def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review G24: the gate compared a run with the suite files at its manifest's root, the path the suite had when
+    """The gate compared a run with the suite files at its manifest's root, the path the suite had when
     the run was made. release.yaml loosened to 0.5, the suite run (9 of 10 pass: the exact lower bound, scipy's beta
     quantile, 0.555 clears 0.5 but not 0.6), the suite moved to another path (another checkout, a CI job's
     workspace) where release.yaml is back at 0.6 and c000 expects another answer: `oloproof gate` of the run said
@@ -563,8 +563,8 @@ def test_a_suite_moved_since_the_run_is_compared_where_its_run_folder_is_now(
 
 
 def test_a_run_of_another_suite_linked_into_a_suite_s_runs_is_compared_with_its_own_suite(tmp_path: Path) -> None:
-    """Review F29: a link in suite b's runs/ to a run of suite a (another name) was compared with b's files, as a
-    moved suite is (review G24): b's release.yaml (0.6, where a's is 0.5) made its gate say it was by settings
+    """A link in suite b's runs/ to a run of suite a (another name) was compared with b's files, as a
+    moved suite is: b's release.yaml (0.6, where a's is 0.5) made its gate say it was by settings
     weaker than b's file, and warn that b's files differ from those the run was made with. A run folder sitting in
     a suite of another name is compared with the suite it was made from, as one kept outside any suite is."""
     import warnings
@@ -586,10 +586,10 @@ def test_a_run_of_another_suite_linked_into_a_suite_s_runs_is_compared_with_its_
 
 
 def test_a_suite_moved_and_renamed_since_the_run_is_compared_where_its_run_folder_is_now(tmp_path: Path) -> None:
-    """Review F30: the rule of review F29 (a run folder in a suite of another name is compared with the suite it was
-    made from) also took a suite moved and renamed since its run (review G24, and a new ``name``) for another suite,
+    """The rule that a run folder in a suite of another name is compared with the suite it was made
+    from also took a suite moved and renamed since its run (and given a new ``name``) for another suite,
     and compared the run with the folder it was made in, where nothing is any more: the run made while release.yaml
-    was loosened (0.5), the file put back (0.6), gated ``PASS`` with no word (before F29 it was named). A run is
+    was loosened (0.5), the file put back (0.6), gated ``PASS`` with no word (before that rule it was named). A run is
     compared with the suite it was made from only while that folder holds a suite."""
     import shutil
 
@@ -607,7 +607,7 @@ def test_a_suite_moved_and_renamed_since_the_run_is_compared_where_its_run_folde
 @pytest.mark.parametrize("suite_file", ["name: [unclosed\n", "system: sysmod:System\n"], ids=["torn", "no-name"])
 def test_a_moved_suite_whose_suite_file_names_no_suite_is_still_the_one_compared(tmp_path: Path,
                                                                                 suite_file: str) -> None:
-    """Mutation round 35: a moved suite (review G24) whose oloproof.yaml is being edited (torn YAML, or no ``name``
+    """A moved suite whose oloproof.yaml is being edited (torn YAML, or no ``name``
     yet) names no other suite, so the run folder's suite is still the one its files are compared with, not the
     folder the run was made in."""
     import shutil
@@ -642,7 +642,7 @@ def _labeled_run(root: Path) -> Path:
 
 
 def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
-    """Mutation round 24 (review G24's label check): c1~t labeled invalid when the run was made, the suite copied
+    """The label check of a moved suite: c1~t labeled invalid when the run was made, the suite copied
     to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy
     names the copy's label file, not the unchanged one where the run was made."""
     import shutil
@@ -661,7 +661,7 @@ def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(
 
 
 def test_m24_a_moved_suite_of_no_release_yaml_is_compared_where_its_run_folder_is(tmp_path: Path) -> None:
-    """Mutation round 24: the suite file (oloproof.yaml) makes the folder around a run folder a suite, not a
+    """The suite file (oloproof.yaml) makes the folder around a run folder a suite, not a
     release.yaml: a suite that has none, moved and its case file edited there, is named."""
     import shutil
 
@@ -677,7 +677,7 @@ def test_m24_a_moved_suite_of_no_release_yaml_is_compared_where_its_run_folder_i
 
 def test_m24_a_run_folder_beside_a_folder_named_like_the_suite_file_is_compared_with_its_own_suite(
         tmp_path: Path) -> None:
-    """Mutation round 24: a run folder kept at ``x/runs/r`` where ``x/oloproof.yaml`` is a folder, not a suite file:
+    """A run folder kept at ``x/runs/r`` where ``x/oloproof.yaml`` is a folder, not a suite file:
     ``x`` is no suite, and the gate compares the run with the suite it was made from (release.yaml tightened there
     since), as for any run folder kept outside a suite."""
     suite = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
@@ -689,7 +689,7 @@ def test_m24_a_run_folder_beside_a_folder_named_like_the_suite_file_is_compared_
 
 
 def test_m24_a_suite_reached_through_a_link_is_named_as_its_run_names_it(tmp_path: Path) -> None:
-    """Mutation round 24: the run folder read through a link to its suite (``l`` → ``s``) sits in the very folder
+    """The run folder read through a link to its suite (``l`` → ``s``) sits in the very folder
     the run was made in: the gate names that folder's release.yaml as the manifest names it (``s``), once."""
     suite = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
     run_suite(suite)
@@ -705,7 +705,7 @@ def test_m24_a_suite_reached_through_a_link_is_named_as_its_run_names_it(tmp_pat
 
 def test_m24_a_suite_moved_whose_old_path_is_a_loop_of_links_is_compared_where_its_run_folder_is(
         tmp_path: Path) -> None:
-    """Mutation round 24 (a bug): the suite moved, its release.yaml tightened there, and where it was made a link
+    """A bug: the suite moved, its release.yaml tightened there, and where it was made a link
     to itself. ``resolve`` of that path raised RuntimeError before Python 3.13 (3.13 resolves a loop as it is),
     and the gate compared the run with the loop, that is with nothing: PASS without a word on 3.11 and 3.12, the
     warning and the 'weaker than' line on 3.13. The loop is not the folder the run sits in: compared with that."""
@@ -726,7 +726,7 @@ def test_m24_a_suite_moved_whose_old_path_is_a_loop_of_links_is_compared_where_i
 
 
 def test_an_oloproof_yaml_changed_since_the_run_is_named_but_not_a_comment_or_the_slices(tmp_path: Path) -> None:
-    """Review G21: the answer check made case-sensitive (``normalize: false``) and a criterion added after the run:
+    """The answer check made case-sensitive (``normalize: false``) and a criterion added after the run:
     `oloproof gate` of the run said PASS without a word. A comment, the slices a report shows or the suite's name
     decide no verdict: no word for them."""
     import warnings
@@ -748,7 +748,7 @@ def test_an_oloproof_yaml_changed_since_the_run_is_named_but_not_a_comment_or_th
 
 
 def test_an_oloproof_yaml_changed_in_many_ways_names_the_first_three_and_counts_the_rest(tmp_path: Path) -> None:
-    """suite_drift's promise (review C5): each criterion added, removed or configured otherwise, then each other key
+    """suite_drift's promise: each criterion added, removed or configured otherwise, then each other key
     that differs (``tool_errors``, ``case_timeout_s``), the first three named and how many more counted (five
     changes by hand: answer_matches, again and twice added, then the two keys)."""
     folder = make_suite(tmp_path / "s", [True] * 10, release={"criteria": {"answer_matches": 0.6}})
@@ -769,7 +769,7 @@ def test_an_oloproof_yaml_changed_in_many_ways_names_the_first_three_and_counts_
     with pytest.warns(UserWarning, match=r"was made with \(case_timeout_s, tool_errors\); "):
         op.gate(run)
 
-# -- mutation round 18: gaps a mutant showed ----------------------------------------------------------------
+# -- gaps mutants showed --------------------------------------------------------------------------------------
 
 
 def _drift(run: op.Run) -> list[str]:
@@ -1005,7 +1005,7 @@ def test_a_pool_of_runs_of_one_system_built_with_other_settings_has_no_release_d
 
 
 def test_a_pool_with_a_run_that_records_no_settings_fingerprint_says_so(tmp_path: Path) -> None:
-    """A run made before manifests recorded ``settings_fingerprint`` (review F28) pooled with a run of the same
+    """A run made before manifests recorded ``settings_fingerprint`` pooled with a run of the same
     system built the same way was 'made by different systems (the system was built with other settings …)'. Nothing
     tells its settings, so the pool still has no release decision, and the reason says why instead."""
     import functools
@@ -1025,7 +1025,7 @@ def test_a_pool_with_a_run_that_records_no_settings_fingerprint_says_so(tmp_path
 
 
 def test_a_pool_whose_code_changed_says_the_code_though_the_settings_digest_changed_with_it(tmp_path: Path) -> None:
-    """Mutation round 33: the settings fingerprint digests the code with the settings, so an edit of a class built
+    """The settings fingerprint digests the code with the settings, so an edit of a class built
     with settings changes both; the pool's reason names the code (the settings may be the same), not the settings.
     The second run's manifest is given another code and settings fingerprint, as an edit of the file would."""
     import functools
@@ -1045,7 +1045,7 @@ def test_a_pool_whose_code_changed_says_the_code_though_the_settings_digest_chan
 
 
 def test_a_pool_whose_other_system_comes_after_runs_of_the_first_has_no_release_decision(tmp_path: Path) -> None:
-    """Mutation round 13: each run of a pool is held against the first, not only the second: two runs of version 1
+    """Each run of a pool is held against the first, not only the second: two runs of version 1
     then the regressed version 2 (150 of 160 rows, PASS at 0.8 by the rows alone) is mixed_systems, naming the
     first run and the third."""
     folder = make_suite(tmp_path / "s", [True] * 40, release={"allow_approximate_methods": True,
@@ -1063,7 +1063,7 @@ def test_a_pool_whose_other_system_comes_after_runs_of_the_first_has_no_release_
 def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -> None:
     """Three runs of a 40-case file pooled with one run of the file with 15 failing cases added (the same system):
     a case counts once per run that holds it, so the new cases weighed a quarter of the others, and the system
-    that FAILs the new file alone (40 of 55) passed the pool, 160 of 175 at 0.85 (review G11; since review G27 the
+    that FAILs the new file alone (40 of 55) passed the pool, 160 of 175 at 0.85 (now the
     row is INSUFFICIENT_EVIDENCE, and the pool is refused still). A pool of runs of
     one case file, here the three, gates as before."""
     release = {"allow_approximate_methods": True, "criteria": {"answer_matches": 0.85}}
@@ -1075,7 +1075,7 @@ def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -
     assert row(op.gate(new))["verdict"] == "FAIL" and stats.binomtest(40, 55).proportion_ci().high < 0.85
     pooled = op.gate(op.load_runs([*(r.directory for r in old), new.directory]))
     assert (int(row(pooled)["passed"]), int(row(pooled)["n"])) == (160, 175)
-    # its row no longer PASSes either (review G27): 40 clusters of 4 rows that pass every row and 15 of one that
+    # its row no longer PASSes either: 40 clusters of 4 rows that pass every row and 15 of one that
     # pass none vouch for no more than 1 − the Clopper–Pearson upper bound of the 15 rows' share in n_min =
     # 175²/(40·4² + 15) = 46.76 effective clusters (n_min·15/175 successes), times the others' rate 160/160:
     # 0.795 < 0.85, by hand (0.845 before the cap counted the clusters that pass nothing)
@@ -1104,7 +1104,7 @@ def test_a_pool_of_runs_of_other_cases_has_no_release_decision(tmp_path: Path) -
 
 
 def _cell_class(source: str) -> type:
-    """A class as a notebook cell defines it: its module has no file, so no code fingerprint (review G11)."""
+    """A class as a notebook cell defines it: its module has no file, so no code fingerprint."""
     namespace: dict[str, Any] = {"__name__": "g11_notebook_cell"}
     exec(compile(source, "<ipython-input-7-g11>", "exec"), namespace)  # noqa: S102 - a cell's class
     return namespace["Agent"]
@@ -1119,7 +1119,7 @@ _CELL_EDITED = ("class Agent:\n    def run(self, input):\n"
 def test_a_pool_of_runs_whose_system_no_file_defines_has_no_release_decision(tmp_path: Path) -> None:
     """A class typed into a notebook cell records no code fingerprint, and an edit of the cell keeps its version
     (here none): the regressed run pooled with three runs of the cell before it read as one system's, 150 of 160,
-    and passed (review G11). Nothing tells the runs apart, so the pool has no release decision; a fingerprint()
+    and passed. Nothing tells the runs apart, so the pool has no release decision; a fingerprint()
     that names the code tells them apart, and one system's runs pool as before."""
     folder = make_suite(tmp_path / "s", [True] * 40, release={"allow_approximate_methods": True,
                                                                "criteria": {"answer_matches": 0.80}})
@@ -1140,7 +1140,7 @@ def test_a_pool_of_runs_whose_system_no_file_defines_has_no_release_decision(tmp
     named = [made(pinned, f"pinned{i}") for i in range(2)]
     assert op.gate(op.load_runs([r.directory for r in named])).verdict == "PASS"
     # a cell's run pooled with a run of a class in a file, of the same version name: the first records no code
-    # fingerprint, the second one, so they differ (mutation round 13: read as one system when the first had none)
+    # fingerprint, the second one, so they differ (read as one system when the first had none)
     versioned = _cell_class(_CELL_EDITED.replace("class Agent:\n", "class Agent:\n    version = '1'\n"))
     mixed = op.gate(op.load_runs([made(versioned, "cell_v1").directory, made(_Steady, "file_v1").directory]))
     assert mixed.verdict == "BLOCK" and mixed.reason.startswith("mixed_systems: ") and \
@@ -1148,7 +1148,7 @@ def test_a_pool_of_runs_whose_system_no_file_defines_has_no_release_decision(tmp
 
 
 def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: Path) -> None:
-    """Review M18: a run stopped after 6 of its 10 cases, whose case file then gained a blank line (other bytes,
+    """A run stopped after 6 of its 10 cases, whose case file then gained a blank line (other bytes,
     the same cases), was said to differ by "4 case(s) added": the cases it had not reached yet. An edit to a
     case it recorded is still named."""
     import warnings
@@ -1174,7 +1174,7 @@ def test_an_unfinished_run_names_no_case_it_has_not_reached_as_added(tmp_path: P
 
 
 def test_a_pool_holding_an_unfinished_or_incomplete_run_names_that_run(tmp_path: Path) -> None:
-    """Review R61: a finished run pooled with one stopped after 6 of its 10 cases said "unfinished: the run did not
+    """A finished run pooled with one stopped after 6 of its 10 cases said "unfinished: the run did not
     finish (16 of 20 cases recorded)", naming none of the two runs, in either order; it now names the one to finish
     (by hand: 10 + 6 of 10 + 10 cases recorded). Pooled with a finished run that lost 3 of its 10 records, it said
     "the run finished with 20 case runs, but its cases.jsonl holds 17", a file no run has; it now names that run
@@ -1214,7 +1214,7 @@ def _cut_journal(run: op.Run, keep: int, *, unfinished: bool) -> None:
 
 
 def test_a_pool_with_two_unfinished_or_incomplete_runs_names_the_first_and_counts_the_rest(tmp_path: Path) -> None:
-    """Mutation round M65: of a pool of three runs, two stopped (after 6 and 4 of their 10 cases), the reason names
+    """Of a pool of three runs, two stopped (after 6 and 4 of their 10 cases), the reason names
     the first of them and how many more did not finish (by hand: 10 + 6 + 4 = 20 of 30 recorded; "(and 1 more)",
     never "(and 2 more)" or nothing); of two finished runs that lost records (7 and 8 of 10 kept), the first is
     named with its own counts, not the last."""
@@ -1239,7 +1239,7 @@ def test_a_pool_with_two_unfinished_or_incomplete_runs_names_the_first_and_count
 
 
 def test_a_pool_holding_a_run_with_an_extra_record_names_that_run(tmp_path: Path) -> None:
-    """Review M64: the pooled run named in ``incomplete`` is the one whose count is off either way; a run whose
+    """The pooled run named in ``incomplete`` is the one whose count is off either way; a run whose
     cases.jsonl holds a record more than its manifest says (by hand: 10 + 1 of a case the suite lacks) is named,
     not said of "the run" with the pool's 20 of 21."""
     folder = make_suite(tmp_path / "s", [True] * 10)
@@ -1260,7 +1260,7 @@ def test_a_pool_holding_a_run_with_an_extra_record_names_that_run(tmp_path: Path
 
 def test_a_release_yaml_that_is_a_dangling_link_or_fails_to_read_is_named(tmp_path: Path) -> None:
     """The suite's release.yaml a link to a file since moved (a shared settings file): it is there and cannot be
-    read, as a folder in its place cannot; named, the run's settings decide (mutation round M51: looked for as a
+    read, as a folder in its place cannot; named, the run's settings decide (looked for as a
     file that exists, the link to nothing was no file at all, and the gate said nothing). An I/O error reading it is
     named too (its branch returned nothing, and no test reached it)."""
     import errno
@@ -1291,7 +1291,7 @@ _TEXT_IDS = [["a", "b", "c"], ["a", "b", "a"], [], ["x"], ["a", "b"] * 3]
                          + [(["1", 1, "b"], "object"), ([1, 1.0, 2], "object")])  # a text column holds text alone
 def test_run_cluster_ids_are_counted_in_c_as_is_clustered_counts_them(ids: list[Any], dtype: str,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The gate's test of a run's cluster column (review P7): is_clustered made a Python string of each of the
+    """The gate's test of a run's cluster column: is_clustered made a Python string of each of the
     run's ids and counted them in a Counter (0.06 s of CPU at 250,000 case runs); ``_ids_repeat`` counts the
     codes of ``pd.factorize``. Same answer, and is_clustered is not reached for a column of ids."""
     column = pd.Series(ids, dtype=dtype)
@@ -1317,7 +1317,7 @@ def test_run_cluster_ids_missing_or_unhashable_go_to_is_clustered(column: pd.Ser
 
 
 def test_l8_the_gate_works_out_the_stored_pair_labels_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review L8: the majorities of the labels a run stored (``pair_labels``) were worked out four times a gate
+    """The majorities of the labels a run stored (``pair_labels``) were worked out four times a gate
     (``op.validity``, the copies the verdicts leave out, twice, and the label-drift check), each a pass over 50,000
     judgements at 100,000 cases. Counted, not timed: once for the stored labels of each transform, once for the
     label file as it is now (the drift check), with the gate's verdicts and its drift line unchanged."""

@@ -9,7 +9,7 @@ both unclustered methods, ``cluster_bootstrap``, confidences on both sides of 0.
 threshold`` passes, ``ci_high < threshold`` fails). The decision, each criterion's verdict, reason, counts,
 method and interval (to 1e-9, from statsmodels and the CR2 matrix reference) must be the oracle's.
 
-Hand mutations of the gate this file kills (review O1): a tie at ci_low not a PASS; ci_high = threshold a FAIL;
+Hand mutations of the gate this file kills: a tie at ci_low not a PASS; ci_high = threshold a FAIL;
 min_clusters off by one; min_clusters applied to independent runs; rule 1 (allow_approximate_methods) dropped;
 all_missing dropped; missing rows counted as passes; no criteria a PASS; n_min taken as the row count; the
 unclustered method ignored; the t quantile at ``confidence`` instead of 1 − α/2; G − 1 degrees of freedom for

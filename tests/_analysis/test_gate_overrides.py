@@ -86,7 +86,7 @@ def test_bad_overrides_are_config_errors_naming_the_key(run: op.Run, kwargs: dic
 
 
 def test_a_confidence_given_as_text_is_refused_as_a_threshold_given_as_text_is(run: op.Run) -> None:
-    """Review R16: ``op.gate(run, confidence="0.95")`` was taken as 0.95 while ``criteria={"a": "0.9"}`` was
+    """``op.gate(run, confidence="0.95")`` was taken as 0.95 while ``criteria={"a": "0.9"}`` was
     refused; both are refused now, in one line naming the arguments and the key."""
     with pytest.raises(ConfigError) as info:
         op.gate(run, confidence="0.95")  # type: ignore[arg-type]
@@ -131,7 +131,7 @@ def test_a_confidence_below_one_half_is_refused_as_alpha(run: op.Run, tmp_path: 
 
 @pytest.mark.parametrize("confidence", [0, -1, 1, 1.5, float("nan"), float("inf")])
 def test_every_confidence_outside_the_range_names_the_range(run: op.Run, confidence: float) -> None:
-    """First-hour review: ``confidence: 0`` said "greater than 0" and ``1`` "less than 1" (pydantic's bounds), so a
+    """``confidence: 0`` said "greater than 0" and ``1`` "less than 1" (pydantic's bounds), so a
     user who then tried 0.3 met a second, different refusal. Every value outside says what is allowed."""
     with pytest.raises(ConfigError, match=r"confidence: .*; allowed: 0\.5 ≤ confidence < 1$"):
         op.gate(run, confidence=confidence)
@@ -150,7 +150,7 @@ def test_an_unknown_release_key_offers_only_the_keys_of_release_yaml(tmp_path: P
 
 
 def test_a_gate_weaker_than_the_runs_own_names_each_weaker_setting(run: op.Run) -> None:
-    """Red team G12: a release given with a lower threshold, a lower confidence and a criterion left out passed a
+    """A release given with a lower threshold, a lower confidence and a criterion left out passed a
     run its own release.yaml blocks, and nothing said the gate was weaker. The verdict stays the one the settings
     give (the 50% Clopper–Pearson lower bound of 8/10 is 0.69 ≥ 0.4); Gate.relaxed names what was loosened."""
     from oloproof_nb._display.terminal import exit_line
@@ -184,7 +184,7 @@ def test_settings_tightened_or_deciding_nothing_here_are_not_called_weaker(run: 
 
 
 def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_path: Path) -> None:
-    """Red team G12: release.yaml loosened, the suite run, the file put back: `op.gate(run)` uses the stored
+    """release.yaml loosened, the suite run, the file put back: `op.gate(run)` uses the stored
     settings (the run is the evidence) and PASSes; the drift warning went to stderr, the PASS read as the suite's.
     Gate.relaxed now names the stored settings weaker than the file as it is now."""
     import yaml
@@ -203,7 +203,7 @@ def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_p
         g = op.gate(made)
     assert g.verdict == "PASS"
     assert g.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4")
-    # the warning is kept for a report of the gate, the one line it said (mutation round 33)
+    # the warning is kept for a report of the gate, the one line it said
     assert g.drift == (f"{tmp_path / 'release.yaml'} differs from the release settings run {made.run_id} was made "
                        "with (confidence 0.5 → 0.95, criteria.answer_matches 0.4 → 0.5); this gate uses the run's; "
                        "to gate with the file as it is now, give it: op.gate(run, release=...) or oloproof gate "
@@ -214,15 +214,15 @@ def test_a_run_made_with_a_looser_release_yaml_than_the_suites_now_says_so(tmp_p
                "as it is now: confidence 0.95 → 0.5, criteria.answer_matches 0.5 → 0.4" in repr(op.gate(made))
     given_file = op.gate(made, release=tmp_path / "release.yaml")
     assert given_file.relaxed == () and given_file.drift == ()  # the file given: stricter than the run's, no drift
-    with pytest.warns(UserWarning, match="differs from the release settings run"):  # mutation round 13
+    with pytest.warns(UserWarning, match="differs from the release settings run"):
         given = op.gate(made, criteria={"answer_matches": 0.4})  # the run's own threshold, given: none weaker than
-    # them, so compared with the file as it is now, as the run's own are (review R23)
+    # them, so compared with the file as it is now, as the run's own are
     assert given.relaxed == ("confidence 0.95 → 0.5", "criteria.answer_matches 0.5 → 0.4")
     assert given.weaker_than == f"{tmp_path / 'release.yaml'} as it is now"
 
 
 def test_settings_given_as_loose_as_a_runs_loosened_own_are_weaker_than_the_file_now(tmp_path: Path) -> None:
-    """Review R23: release.yaml loosened (confidence 0.5, answer_matches 0.4), the suite run, the file put back.
+    """release.yaml loosened (confidence 0.5, answer_matches 0.4), the suite run, the file put back.
     `oloproof gate RUN` says the run's own settings are weaker than the file as it is now; given the loosened file
     (`--release loose.yaml`, a dict, or the keywords), the gate compared it with the run's own only, found them
     equal, and said `gate: PASS — exit 0: all 3 gated criteria pass` with no word and no drift warning. 8 of 10
@@ -252,7 +252,7 @@ def test_settings_given_as_loose_as_a_runs_loosened_own_are_weaker_than_the_file
             assert f"  gated with the settings given: 2 settings weaker than {now}: confidence 0.95 → 0.5, " \
                    "criteria.answer_matches 0.5 → 0.4" in repr(given).splitlines()
             assert "gated with the settings given: 2 settings weaker than" in given._repr_html_()
-    # the keywords alone (mutation round 33): the run's own settings changed by them are given ones too (the drift
+    # the keywords alone: the run's own settings changed by them are given ones too (the drift
     # warning is said, as the run's own decide what the keywords leave)
     with pytest.warns(UserWarning, match="differs from the release settings run"):
         keywords = op.gate(made, confidence=0.5, criteria=loose["criteria"])
@@ -290,7 +290,7 @@ def _suite(root: Path, release: dict[str, object] | None) -> Path:
 
 
 def test_a_run_made_without_release_yaml_is_not_called_weaker_than_a_file_written_since(tmp_path: Path) -> None:
-    """Review F7: a run made with no release.yaml is gated with the defaults (no criterion: BLOCK no_criteria);
+    """A run made with no release.yaml is gated with the defaults (no criterion: BLOCK no_criteria);
     once a file was written, `oloproof gate RUN` printed 'gated with the settings stored with the run: 3 settings
     weaker than …/release.yaml as it is now: criteria.answer_matches 0.5 → not gated, …' under the line saying
     there was none when the run started: the run stored no settings, so nothing is weaker than the file."""
@@ -306,7 +306,7 @@ def test_a_run_made_without_release_yaml_is_not_called_weaker_than_a_file_writte
 
 
 def test_a_criterion_the_run_does_not_judge_is_not_called_left_out(tmp_path: Path) -> None:
-    """Review F7: the suite's release.yaml now gating a criterion the run never judged (an evaluator added since)
+    """The suite's release.yaml now gating a criterion the run never judged (an evaluator added since)
     made `op.gate(run)` say the run's settings were weaker ('criteria.new_check 0.9 → not gated'), though no
     verdict of the run can depend on it (the file given with release= is refused: no such criterion in the run).
     A threshold lowered in the same file is still named."""
@@ -322,7 +322,7 @@ def test_a_criterion_the_run_does_not_judge_is_not_called_left_out(tmp_path: Pat
 
 
 def test_a_gate_reads_the_suites_release_yaml_once(run: op.Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F7: `op.gate(run)` read the suite folder's release.yaml twice (the drift warning, then Gate.relaxed);
+    """`op.gate(run)` read the suite folder's release.yaml twice (the drift warning, then Gate.relaxed);
     once is enough for both. Given settings, it is read once too (Gate.relaxed compares them with it)."""
     import oloproof_nb._config.release as release_module
 
@@ -337,12 +337,12 @@ def test_a_gate_reads_the_suites_release_yaml_once(run: op.Run, monkeypatch: pyt
     op.gate(run)
     assert [p.name for p in read] == ["release.yaml"]
     read.clear()
-    op.gate(run, release=RELEASE)  # given settings are compared with the file too (review R23)
+    op.gate(run, release=RELEASE)  # given settings are compared with the file too
     assert [p.name for p in read] == ["release.yaml"]
 
 
 def test_a_clustered_run_is_called_weaker_only_in_the_settings_its_intervals_use(tmp_path: Path) -> None:
-    """Mutation round 13, by hand from the run's own release settings (min_clusters 20, no approximate methods,
+    """By hand from the run's own release settings (min_clusters 20, no approximate methods,
     answer_matches pass^3): gated with the mean of the epochs (a clustered interval), min_clusters 2 and approximate
     methods allowed, the three are weaker; unclustered_method wilson decides no row (none is unclustered), and
     method cluster_bootstrap none either (the bootstrap decides at no number of clusters): neither is named."""

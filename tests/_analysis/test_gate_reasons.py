@@ -18,7 +18,7 @@ from scipy import stats
     (2, 2, "resumed after 2 abrupt ends of the run's process (killed); the 2 case runs in flight were run again: "),
 ])
 def test_the_abrupt_ends_line_counts_ends_and_case_runs_in_english(ends: int, reruns: int, said: str) -> None:
-    """Mutation round 36: the line's singular and plural at one and two (the README test has 2 ends and 3 case
+    """The line's singular and plural at one and two (the README test has 2 ends and 3 case
     runs, so a plural that began at three was not caught). By hand: one case run 'was', two 'were'."""
     from oloproof_nb._analysis.gate_reasons import abrupt_ends_note
     from oloproof_nb._core.records import AbruptEnd
@@ -31,7 +31,7 @@ def test_the_abrupt_ends_line_counts_ends_and_case_runs_in_english(ends: int, re
 def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:
     """README's table of what a system may do quotes the line under the gate's table after a resume ran case runs
     in flight again (``resumed after N abrupt ends of the run's process (…); the M case runs in flight were run
-    again: …``); with N and M above one it is the plural line ``abrupt_ends_note`` makes (review C8: a quoted line
+    again: …``); with N and M above one it is the plural line ``abrupt_ends_note`` makes (a quoted line
     no test read)."""
     from oloproof_nb._analysis.gate_reasons import abrupt_ends_note
     from oloproof_nb._core.records import AbruptEnd
@@ -49,7 +49,7 @@ def test_the_readmes_abrupt_ends_line_is_the_one_the_gate_prints() -> None:
 
 def test_all_missing_quotes_the_commonest_reason_given_when_more_rows_give_none() -> None:
     """Missing rows without a reason (NaN or "") outnumbering the one reason given hid it: the reason said "every
-    row is missing" and no more (review F47). The blank rows are counted beside the other reasons."""
+    row is missing" and no more. The blank rows are counted beside the other reasons."""
     from oloproof_nb._analysis.gate_reasons import missing_why
 
     reasons = [None, None, None, "score 9 is not in [0, 1]", "", "score 9 is not in [0, 1]", "raised"]
@@ -65,7 +65,7 @@ def test_all_missing_quotes_the_commonest_reason_given_when_more_rows_give_none(
 def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_down() -> None:
     """The note wrote the threshold with :g (0.9999995 as "1 needs at least …") and n_min with .4g: 1,000
     singletons and 300 pairs have n_min = 1600²/2200 = 1163.64 by hand, shown as 1164 beside "needs n_min of at
-    least 1164" at a threshold that 1,163.64 does not reach (review F47). scipy's Beta(n, 1) quantiles give the
+    least 1164" at a threshold that 1,163.64 does not reach. scipy's Beta(n, 1) quantiles give the
     n each threshold needs."""
     from oloproof_nb._analysis.gate_reasons import all_pass_note
 
@@ -76,7 +76,7 @@ def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_
     assert stats.beta.ppf(half, 1600**2 / 2200, 1) < threshold <= stats.beta.ppf(half, 1164, 1)
     row = {"n": 1600, "passed": 1600, "method": "clopper_pearson", "reduce": "mean"}
     note = all_pass_note(row, sizes, threshold, 0.95, clustered=True)
-    # the least n_min in hundredths (review M56: not the whole 1,164): 1,163.8 by construction of the threshold
+    # the least n_min in hundredths (not the whole 1,164): 1,163.8 by construction of the threshold
     assert stats.beta.ppf(half, 1163.79, 1) < threshold <= stats.beta.ppf(half, 1163.8, 1)
     assert "n_min = 1,163.63 equal-sized ones" in note and "needs n_min of at least 1,163.8 (" in note, note
     assert stats.beta.ppf(half, 7_377_757, 1) < 0.9999995 <= stats.beta.ppf(half, 7_377_758, 1)

@@ -155,7 +155,7 @@ def test_monotone_holds_for_the_same_rows_and_a_case_added_can_raise_ci_low() ->
     cluster of its own. The second failing cluster gives the Bell-McCaffrey degrees of freedom more to go on, and
     the interval narrows more than the rate falls. Turning that added failure into a pass still never lowers
     ci_low. (The first example, 0.799 -> 0.805 at 0.80 with one failure, was a bound above the 0.780 its 21
-    clusters can vouch for at p-hat 43/44; capped there, the added case lowers it: review G27.)"""
+    clusters can vouch for at p-hat 43/44; capped there, the added case lowers it.)"""
     k = [1, 1, 3, 2, 1, 3, 1, 2, 1, 2, 0, 1, 3, 2, 3, 1, 1, 4, 1, 1, 1]
     m = [1, 1, 3, 2, 1, 3, 1, 2, 1, 2, 2, 1, 3, 2, 3, 1, 1, 4, 1, 1, 1]
     before = op.rate_interval_from_sums(k, m, method="cluster_t")
@@ -166,7 +166,7 @@ def test_monotone_holds_for_the_same_rows_and_a_case_added_can_raise_ci_low() ->
 
 
 def test_a_pass_needs_no_more_than_the_clusters_can_vouch_for(tmp_path: Path) -> None:
-    """Review G27: 20 cases of 10 rows each (a run's epochs), drawn from a population where one case in ten never
+    """20 cases of 10 rows each (a run's epochs), drawn from a population where one case in ten never
     passes and the others pass 9 tries in 10 (rate 0.81), in a sample that drew no such case: 185 of 200, every
     case passing 7 to 10. The CR2 spread saw only the tries and gave [0.831, 0.962], ``gate: PASS`` at 0.82.
     A sample of 20 clusters cannot rule out a share 1 − (α/2)^(1/20) of cases it never drew that pass nothing,
@@ -185,7 +185,7 @@ def test_a_pass_needs_no_more_than_the_clusters_can_vouch_for(tmp_path: Path) ->
 
 def test_a_criterion_of_one_row_gets_its_interval(tmp_path: Path) -> None:
     """One case, passing: Clopper–Pearson of 1 in 1 is [(α/2)^(1/1), 1] = [0.025, 1] by hand, a PASS at 0.02 and a
-    FAIL nowhere; a criterion with a single row is evidence, not ``no_evidence`` (mutation round 15, G46)."""
+    FAIL nowhere; a criterion with a single row is evidence, not ``no_evidence``."""
     run = run_of(tmp_path, answer_cases([True], ["k0"]), release={"criteria": {"answer_matches": 0.02}})
     r = gate_row(op.gate(run))
     assert (r["n"], r["passed"], r["method"], r["verdict"]) == (1, 1, "clopper_pearson", "PASS")
@@ -195,7 +195,7 @@ def test_a_criterion_of_one_row_gets_its_interval(tmp_path: Path) -> None:
 def test_a_clustered_interval_is_at_the_release_confidence(tmp_path: Path) -> None:
     """24 clusters of 2 rows, every row passing: the clustered interval falls back to Clopper–Pearson on
     n_min = 48²/(24·2²) = 24, whose lower end is (α/2)^(1/24) by hand: 0.05^(1/24) at confidence 0.9, not the
-    0.025^(1/24) of the default 0.95 (mutation round 15, G59)."""
+    0.025^(1/24) of the default 0.95."""
     run = run_of(tmp_path, answer_cases([True] * 48, [f"k{i // 2:02d}" for i in range(48)]),
                  release={**CLUSTERED, "confidence": 0.9, "criteria": {"answer_matches": 0.5}})
     r = gate_row(op.gate(run))
@@ -206,7 +206,7 @@ def test_a_clustered_interval_is_at_the_release_confidence(tmp_path: Path) -> No
 def test_a_reduced_criterion_without_rows_follows_the_run_s_clustering(tmp_path: Path) -> None:
     """No case reduced: the row is clustered when the run is, as a mean criterion without rows (the docstring of
     _reduced_row). A run of 2 epochs is clustered, so without allow_approximate_methods both are held back by
-    rule 1, before no_evidence (mutation round 15, G72)."""
+    rule 1, before no_evidence."""
     folder = write_suite(tmp_path, answer_cases(*layout(4, sizes=1)), [{"type": "answer_matches"},
                                                                       {"type": "state_matches"}], None)
     run = op.run(op.load_suite(folder), out=folder / "runs" / "r", epochs=2, progress=False)
@@ -222,8 +222,7 @@ def test_a_reduced_criterion_without_rows_follows_the_run_s_clustering(tmp_path:
 
 def test_a_method_given_where_no_criterion_has_an_interval_is_no_error(tmp_path: Path) -> None:
     """gate(method=) is refused when it names an interval no criterion gets while others get one; with no
-    criterion judged at all there is nothing it would be ignored by, and the row says no_evidence (mutation
-    round 15, G86)."""
+    criterion judged at all there is nothing it would be ignored by, and the row says no_evidence."""
     folder = write_suite(tmp_path, answer_cases(*layout(3, sizes=1)), [{"type": "state_matches"}], None)
     run = op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False)
     for method in ("wilson", "cluster_t"):
@@ -233,7 +232,7 @@ def test_a_method_given_where_no_criterion_has_an_interval_is_no_error(tmp_path:
 
 def test_a_reduced_criterion_is_marked_vacuous_as_a_mean_one_is(tmp_path: Path) -> None:
     """A pass^k row carries the vacuous marks a mean row does: the check load_suite found vacuous (kept in the
-    manifest) and the threshold of 0 the gate finds (mutation round 15, G44, G45, G52)."""
+    manifest) and the threshold of 0 the gate finds."""
     typo = {"type": "state_unchanged", "criterion": "untouched", "paths": ["orders.ord-99"]}  # ord-999 exists
     folder = write_suite(tmp_path, answer_cases(*layout(4, sizes=1)), [{"type": "answer_matches"}, typo], None)
     with pytest.warns(op.VacuousCheckWarning, match="orders.ord-99") as at_load:
@@ -243,7 +242,7 @@ def test_a_reduced_criterion_is_marked_vacuous_as_a_mean_one_is(tmp_path: Path) 
     with pytest.warns(op.VacuousCheckWarning, match="threshold 0 passes whatever") as at_gate:
         g = op.gate(run, release=release)
     table = g.table.set_index("criterion")
-    # the findings: each criterion's, in the run's order, the load's warning and the gate's (G52)
+    # the findings: each criterion's, in the run's order, the load's warning and the gate's
     assert g.findings == (str(at_gate[0].message), str(at_load[0].message))
     assert table.loc["answer_matches", "reduce"] == table.loc["untouched", "reduce"] == "pass^2"
     assert bool(table.loc["answer_matches", "vacuous"]) and bool(table.loc["untouched", "vacuous"])
@@ -261,15 +260,14 @@ def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     r = gate_row(op.gate(run), "state_matches")
     assert r["missing"] == r["n"] == 5
     assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing")
-    # and why, which says what would decide it (it said `all_missing` alone; review X2): each row's own reason
+    # and why, which says what would decide it (it said `all_missing` alone): each row's own reason
     assert set(run.verdicts["reason"]) == {"no_state_recorded"}
     assert r["reason"].startswith('all_missing; every row is missing: "no_state_recorded" (all 5 rows)')
 
 
 def test_a_reduced_criterion_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     """pass^2 over 2 epochs of 5 cases whose every state row is missing (a system without snapshot()): 5 cases all
-    missing by hand, so all_missing, as the mean row of the same rows says; not a FAIL of five values of 0
-    (mutation round 15, G74)."""
+    missing by hand, so all_missing, as the mean row of the same rows says; not a FAIL of five values of 0."""
     cases = answer_cases(*layout(5, sizes=1))
     for case in cases:
         case["expected"]["state"] = {"orders": {"ord-999": {"status": "open"}}}
@@ -333,7 +331,7 @@ def test_bootstrap_tie_with_threshold_is_not_a_pass(tmp_path: Path, monkeypatch:
 def test_a_pass_names_the_rule_it_met(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reason of a PASS is the rule met, as the gate docstring words it: ci_low ≥ threshold for cluster_t
     (a tie passes, so ``at_or_above``), ci_low > threshold for a bootstrap bound (a tie is no PASS, so
-    ``above``); the two were interchangeable in every test (mutation round 15, G25)."""
+    ``above``); the two were interchangeable in every test."""
     import oloproof_nb._analysis.gate as gate_module
 
     run = run_of(tmp_path, answer_cases(*layout(24)), release={**CLUSTERED, "criteria": {"answer_matches": 0.5}})
@@ -363,15 +361,15 @@ def test_cli_gate_prints_reason(tmp_path: Path, capsys: pytest.CaptureFixture[st
     listed.write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")
     main(["gate", str(run.directory), "--release", str(listed)])
     assert "names no criterion" not in capsys.readouterr().out
-    # first-hour review U: with no release.yaml at all, the line named a file that did not exist as listing none
+    # with no release.yaml at all, the line named a file that did not exist as listing none
     bare = run_of(tmp_path / "bare", answer_cases(*layout(5, sizes=1)))
     assert main(["gate", str(bare.directory)]) == 1
     missing = Path(bare.manifest.suite_config.root or "") / "release.yaml"
     assert not missing.exists() and capsys.readouterr().out.splitlines()[-2] == (
         f"{missing}: there was none when the run started, so no criterion is gated; write one listing "
         "`criteria: {<criterion>: <threshold>}`, or give it with --release")
-    # written since the run: it said "write one" of the file the user had written; it names it for --release now
-    # (review X2), and the gate still takes none of its thresholds without it
+    # written since the run: it said "write one" of the file the user had written; it names it for --release now,
+    # and the gate still takes none of its thresholds without it
     missing.write_text("criteria: {answer_matches: 0.1}\n", encoding="utf-8")
     assert main(["gate", str(bare.directory)]) == 1
     out, err = capsys.readouterr()
@@ -398,7 +396,7 @@ def test_gate_path_never_imports_statsmodels(tmp_path: Path) -> None:
     assert out.stdout.strip() == "PASS"
 
 
-# -- mutation round M38: each test kills a mutant of _analysis/gate.py the other tests let live ------------------
+# -- each test kills a mutant of _analysis/gate.py the other tests let live -----------------------------------
 
 
 def _row(g: op.Gate, criterion: str = "answer_matches") -> Any:
@@ -439,7 +437,7 @@ def test_a_pass_k_criterion_of_one_case_gets_its_interval(tmp_path: Path) -> Non
 def test_every_row_passing_below_the_threshold_says_how_many_would_clear_it(tmp_path: Path) -> None:
     """20 independent cases, every one passing, at threshold 0.9: the all-pass bound 0.025^(1/20) = 0.832 does not
     clear it, INSUFFICIENT_EVIDENCE (interval_includes_threshold), and the reason said no more; it now says how many
-    would (review X2). By scipy: 36 is the least n whose Clopper–Pearson bound of n of n reaches 0.9 (35 gives
+    would. By scipy: 36 is the least n whose Clopper–Pearson bound of n of n reaches 0.9 (35 gives
     0.8999). Clustered, 24 clusters of 2 rows each passing (n_min = 48² / (24·4) = 24 by hand), at 0.95: 72
     (71 gives 0.94998). A threshold the rows cannot reach with a failure among them gets no such note, nor does a
     PASS."""
@@ -461,7 +459,7 @@ def test_every_row_passing_below_the_threshold_says_how_many_would_clear_it(tmp_
     r = gate_row(op.gate(paired))
     assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["ci_low"] == pytest.approx(0.025 ** (1 / 24))
     assert "every row passes: its clusters count as n_min = 24 equal-sized ones" in r["reason"]
-    # n_min in hundredths (review M56): scipy puts 0.95 between the bounds of 71.91 and 71.92
+    # n_min in hundredths: scipy puts 0.95 between the bounds of 71.91 and 71.92
     assert stats.beta.ppf(0.025, 71.91, 1) < 0.95 <= stats.beta.ppf(0.025, 71.92, 1)
     assert "0.95 needs n_min of at least 71.92 (more clusters" in r["reason"]
     one_fails = run_of(tmp_path / "fail", answer_cases([False] + [True] * 19, [f"k{i}" for i in range(20)]),
@@ -475,7 +473,7 @@ def test_the_all_pass_note_names_an_n_whose_float_bound_the_gate_would_pass(tmp_
     at confidence 0.68 and threshold 0.4 the decimal n is 2 (0.4² = 0.16 = α/2), but α/2 from the float 0.68 is
     0.15999999999999998 and scipy's Beta(2, 1) quantile there, like the gate's bound, is 0.39999999999999997, so 2
     passing rows were INSUFFICIENT with a note saying 0.4 needed 2; 3 is the least n that clears it (scipy: 0.543).
-    A threshold one float above the bound of 20 rows at 0.95 likewise said 20 where scipy puts 21 (review F47)."""
+    A threshold one float above the bound of 20 rows at 0.95 likewise said 20 where scipy puts 21."""
     half = (1 - 0.68) / 2
     assert stats.beta.ppf(half, 2, 1) < 0.4 <= stats.beta.ppf(half, 3, 1)
     two = run_of(tmp_path / "two", answer_cases([True] * 2, ["k0", "k1"]),
@@ -498,8 +496,8 @@ def test_the_all_pass_note_names_an_n_whose_float_bound_the_gate_would_pass(tmp_
 
 def test_the_all_pass_note_of_a_pass_k_criterion_counts_cases(tmp_path: Path) -> None:
     """pass^2 over 2 epochs of 10 passing cases: the interval is Clopper–Pearson on the 10 reduced cases (scipy:
-    0.025^(1/10) = 0.692 < 0.9), and the note said "with 10 independent rows" of a run of 20 rows; it says cases
-    (review F47). 36 cases by scipy's Beta(n, 1) quantile, as for 36 rows."""
+    0.025^(1/10) = 0.692 < 0.9), and the note said "with 10 independent rows" of a run of 20 rows; it says cases.
+    36 cases by scipy's Beta(n, 1) quantile, as for 36 rows."""
     half = (1 - 0.95) / 2
     assert stats.beta.ppf(half, 35, 1) < 0.9 <= stats.beta.ppf(half, 36, 1)
     run = run_of(tmp_path, answer_cases([True] * 10, [f"k{i}" for i in range(10)]), epochs=2)
@@ -512,7 +510,7 @@ def test_the_all_pass_note_of_a_pass_k_criterion_counts_cases(tmp_path: Path) ->
 def test_a_criterion_the_stored_release_gates_and_no_check_judges_blocks(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """A run of a suite whose checks were narrowed in code keeps release.yaml's criteria: those it never judged are
-    ``no_evidence`` rows, not left out of the table (review R58: ``gate: PASS — exit 0: the 1 gated criterion
+    ``no_evidence`` rows, not left out of the table (``gate: PASS — exit 0: the 1 gated criterion
     passes`` with answer_matches, failed by every case, listed in release.yaml)."""
     run = _narrowed_run(tmp_path, passes=False)  # every answer fails, each case its own cluster
     g = op.gate(run)
@@ -527,7 +525,7 @@ def test_a_criterion_the_stored_release_gates_and_no_check_judges_blocks(tmp_pat
 
 
 def test_gate_keywords_keep_the_stored_criterion_no_check_judges_as_a_no_evidence_row(tmp_path: Path) -> None:
-    """Review F59: ``op.gate(run, confidence=0.9)`` (or ``criteria=`` naming another criterion) on such a run was
+    """``op.gate(run, confidence=0.9)`` (or ``criteria=`` naming another criterion) on such a run was
     refused, naming the stored criterion as the caller's (``criteria.answer_matches: no such criterion in the
     run``), where ``op.gate(run)`` BLOCKs on it; a name the keywords add is still refused."""
     run = _narrowed_run(tmp_path, passes=True)
@@ -542,7 +540,7 @@ def test_gate_keywords_keep_the_stored_criterion_no_check_judges_as_a_no_evidenc
 
 
 def test_a_criterion_no_check_judges_is_decided_as_any_row_of_a_clustered_run(tmp_path: Path) -> None:
-    """Mutation round M62: the unjudged row of a clustered run without ``allow_approximate_methods`` gives
+    """The unjudged row of a clustered run without ``allow_approximate_methods`` gives
     ``approximate_methods_not_allowed`` first, as the judged one beside it does (its docstring), keeps the reduction
     release.yaml gives it, and names the checks the run has. 20 cases in 10 clusters of 2 (by hand: clustered)."""
     import dataclasses

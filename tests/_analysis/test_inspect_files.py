@@ -42,7 +42,7 @@ def test_json_depth_counts_brackets_outside_strings_as_a_hand_count(value: Any) 
 @given(st.dictionaries(_tricky, _json, max_size=4))
 @settings(max_examples=300, deadline=None)
 def test_top_keys_are_the_keys_json_reads_at_the_top_of_the_object(value: dict[str, Any]) -> None:
-    """Mutation round 31: the keys ``_top_keys`` finds in a whole JSON object are those ``json.loads`` reads at its
+    """The keys ``_top_keys`` finds in a whole JSON object are those ``json.loads`` reads at its
     top, as written (quoted, escapes kept), with lists and objects of any nesting before and after them."""
     from oloproof_nb._analysis.inspect_files import _top_keys
 
@@ -80,9 +80,9 @@ DIGIT_CAP = [("{ones}", False), ("1{ones}", True), ("-1{ones}", True), ("[7, 1{o
 @pytest.mark.parametrize(("number", "refused"), DIGIT_CAP, ids=[n.replace("{ones}", "…") for n, _ in DIGIT_CAP])
 def test_a_number_is_refused_from_one_digit_past_what_python_reads_as_an_integer(tmp_path: Path, number: str,
                                                                                  refused: bool) -> None:
-    """Mutation round 35: the cap's boundary (a run of 4,301 digits is refused, one of 4,300 is not) and a long
-    exponent, which is no integer, are not tested elsewhere (the review R26 test has 5,001 digits and a fraction).
-    The outside reference is Python's ``int()``: what it refuses is what crashed ijson's C parser."""
+    """The cap's boundary (a run of 4,301 digits is refused, one of 4,300 is not) and a long
+    exponent, which is no integer, are not tested elsewhere (the other long-number test has 5,001 digits and a
+    fraction). The outside reference is Python's ``int()``: what it refuses is what crashed ijson's C parser."""
     from oloproof_nb._analysis.inspect_files import check_log_nesting
 
     limit = sys.get_int_max_str_digits()
@@ -109,7 +109,7 @@ def test_a_number_is_refused_from_one_digit_past_what_python_reads_as_an_integer
 
 
 def test_an_integer_at_the_cap_beside_a_longer_run_of_fraction_digits_is_read(tmp_path: Path) -> None:
-    """Mutation round 36: a log is refused for a run of digits longer than the cap only when that run is an
+    """A log is refused for a run of digits longer than the cap only when that run is an
     integer's. Here the longest run (4,301 digits) is a fraction's, and the only integer has 4,300 digits, which
     ``int()`` reads: nothing to refuse (a refusal keyed to 4,300 digits once a longer run was found anywhere refused
     it). The reference is Python's own ``int()`` and ``float()``."""
@@ -135,7 +135,7 @@ _HEADER = json.dumps({"eval": {"run_id": "r1", "task": "refunds"}, "plan": {}}, 
 ], ids=["log", "no-run_id", "no-task", "comment-first", "nested"])
 def test_a_json_file_with_sorted_keys_is_a_log_only_with_eval_at_its_top_naming_run_id_and_task(
         tmp_path: Path, text: str, is_log: bool) -> None:
-    """Mutation round 31: the rule ``is_inspect_log``'s docstring gives for a log whose keys are in another order,
+    """The rule ``is_inspect_log``'s docstring gives for a log whose keys are in another order,
     each part of it on its own."""
     path = tmp_path / "log.json"
     path.write_text(text, encoding="utf-8")
@@ -144,8 +144,8 @@ def test_a_json_file_with_sorted_keys_is_a_log_only_with_eval_at_its_top_naming_
 
 def test_a_log_that_cannot_be_read_is_named_not_left_out_nor_called_no_log(tmp_path: Path) -> None:
     """A log file without read permission (mode 000): given alone it was "not an Inspect AI log", and in a folder
-    it was left out without a word, the folder judged on its other logs (a folder of two shards gated on one; review
-    R50). Now each is one error naming the file and why; a folder holding only such a .json is taken for logs."""
+    it was left out without a word, the folder judged on its other logs (a folder of two shards gated on one). Now each
+    is one error naming the file and why; a folder holding only such a .json is taken for logs."""
     from _processes import without_root_powers
 
     prefix = without_root_powers()
@@ -187,7 +187,7 @@ def test_a_json_inspect_log_cut_short_before_its_eval_key_is_named_not_skipped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A .json log copied under a name of one's own and cut short 20 bytes in (``{"version": 2,`` and no more) was not
     taken for a log, so a folder holding it beside a whole log was judged on the whole one alone, exit 0 or 1 without a
-    word (review R69), and a folder holding only it was "not a run directory". Now it is one line naming it, exit 2; a
+    word, and a folder holding only it was "not a run directory". Now it is one line naming it, exit 2; a
     whole JSON file whose first key is ``version`` (no log) is still another file, left out."""
     from oloproof_nb._analysis.inspect_files import inspect_log_files, is_inspect_source
     from oloproof_nb.cli import main
@@ -224,7 +224,7 @@ def test_an_eval_log_cut_short_given_alone_is_called_unreadable_not_no_inspect_l
 
 def test_a_sorted_json_inspect_log_cut_short_before_its_task_is_named_not_skipped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review F68 on R69: a .json log written again with its keys sorted (``jq -S``, read as a log since its first bytes
+    """A .json log written again with its keys sorted (``jq -S``, read as a log since its first bytes
     name ``"eval"``, ``"run_id"`` and ``"task"``) and cut short before the eval's ``task`` was not taken for a log nor
     for one cut short, so a folder holding it beside a whole log was judged on the whole one alone (exit 0 or 1
     without a word), and given alone it was "not an Inspect AI log". A whole JSON file whose first key is ``eval`` (no

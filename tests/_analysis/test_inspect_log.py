@@ -128,7 +128,7 @@ def test_json_log_reads_the_same(run: op.Run, logs: dict[str, Path]) -> None:
 
 def test_an_eval_archive_is_read_in_batches_not_one_sample_at_a_time(logs: dict[str, Path], tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inspect review: Inspect's one-sample reader parses the archive's central directory again for every sample,
+    """Inspect's one-sample reader parses the archive's central directory again for every sample,
     so reading a log one sample at a time grew with the square of its samples (4,000 samples: about 145 s;
     ``python benchmarks/inspect_logs.py``). An .eval is read in batches, one directory parse each, in Inspect's
     order; the frames equal those read one at a time, also with batches smaller than the log."""
@@ -224,7 +224,7 @@ def test_a_pass_threshold_above_1_on_0_to_1_scores_is_a_criterion_that_cannot_pa
 def test_the_command_warns_of_a_pass_threshold_in_its_own_words(logs: dict[str, Path], threshold: str, finding: str,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """``oloproof gate LOG --pass-threshold 7`` warned "pass_threshold=7: …; read a 0–1 scorer without pass_threshold,
-    in a from_inspect of its own": the Python call's words, where the command was given a flag (review F31; its
+    in a from_inspect of its own": the Python call's words, where the command was given a flag (its
     errors were already said in the command's words). world_refunded's six scores are 1.0 three times and 0.0
     three times (the table of test_a_pass_threshold_above_1_…): each line names the flag as given, once."""
     assert main(["gate", str(logs["eval"]), "--pass-threshold", threshold]) == 1  # no criterion gated: BLOCK
@@ -250,7 +250,7 @@ def test_a_pass_threshold_above_0_fails_a_0_score_and_is_no_finding(logs: dict[s
 
 @pytest.mark.parametrize("threshold", [-1, 0, 1e-9, 0.5, 1, 1.000001])
 def test_only_a_pass_threshold_above_1_says_a_criterion_cannot_pass(logs: dict[str, Path], threshold: float) -> None:
-    """Mutation round 37: the tests above check each threshold for its own finding, not for the other one. By hand
+    """The tests above check each threshold for its own finding, not for the other one. By hand
     on world_refunded (1.0 three times, 0.0 three times): at -1 or 0 every score passes (vacuous, never "cannot
     pass"); in (0, 1] the 1.0s pass and the 0.0s fail (no finding); at 1.000001 even 1.0 fails (cannot pass, never
     vacuous)."""
@@ -273,7 +273,7 @@ def test_only_a_pass_threshold_above_1_says_a_criterion_cannot_pass(logs: dict[s
 
 def test_a_criterion_with_a_score_off_0_to_1_can_pass_above_1_and_is_no_finding(logs: dict[str, Path],
                                                                                  tmp_path: Path) -> None:
-    """Mutation round 37: "cannot pass" is said only of a criterion whose every score is in [0, 1]. The log with
+    """The words "cannot pass" are said only of a criterion whose every score is in [0, 1]. The log with
     sample s1's first world_refunded score 1.0 rewritten as 8 (a rating's score): at pass_threshold=7 that 8 passes
     and the other five (1.0 twice, 0.0 three times) fail, by hand 1 of 6, so no warning says it cannot pass."""
     import warnings
@@ -398,7 +398,7 @@ def test_the_samples_a_header_counts_leave_out_early_stops_and_unresolved_ones(t
     """An early-stopping manager that skips epoch 2 of 3 samples leaves 3 of total_samples 6 in a finished
     log (Inspect's own reader calls it complete): refused as damaged in a first version of the count. A
     drained task's logged_samples counts what it resolved, its cancelled samples' transcripts left out
-    (fresh-eyes review: such a log was refused as damaged). A log that finished otherwise is not counted."""
+    (such a log was refused as damaged). A log that finished otherwise is not counted."""
     from types import SimpleNamespace as NS
 
     from oloproof_nb._analysis.inspect_log import _check_sample_count
@@ -439,7 +439,7 @@ def _rewritten(logs: dict[str, Path], tmp_path: Path, name: str, edit: Any) -> P
 def test_a_drained_log_has_no_release_decision(logs: dict[str, Path], tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inspect review: ``inspect ctl task drain`` (or ``task cancel --action score``) abandons the queued samples
+    """``inspect ctl task drain`` (or ``task cancel --action score``) abandons the queued samples
     and finishes the log, its header counting the samples it resolved in ``results.logged_samples``. The log
     was judged on the samples it happened to run: 40 of 80 planned, the 40 that would fail never run, PASS,
     exit 0. Now the Run reads (for a notebook) but has no release decision: BLOCK ``unfinished``, exit 2."""
@@ -489,7 +489,7 @@ def test_a_drained_log_has_no_release_decision(logs: dict[str, Path], tmp_path: 
 
 
 def test_an_early_stopped_log_has_no_release_decision(logs: dict[str, Path], tmp_path: Path) -> None:
-    """Inspect review: an early-stopping manager that skipped every epoch of the samples that would fail left
+    """An early-stopping manager that skipped every epoch of the samples that would fail left
     them out of the gate unseen (PASS on 30 of 40 samples). A log with skipped sample epochs now has no
     release decision, and the reason names the manager and the first sample epoch it skipped."""
     from inspect_ai.util._early_stopping import EarlyStop, EarlyStoppingSummary
@@ -509,7 +509,7 @@ def test_an_early_stopped_log_has_no_release_decision(logs: dict[str, Path], tmp
 
 def test_a_sample_stopped_by_time_or_an_operator_has_every_verdict_missing(logs: dict[str, Path],
                                                                           tmp_path: Path) -> None:
-    """Inspect review: a sample stopped by its time limit kept its score's verdict (an eval whose every sample
+    """A sample stopped by its time limit kept its score's verdict (an eval whose every sample
     timed out, with a lenient scorer, passed). As a run's case that overran ``case_timeout_s``, it is now
     ``timeout`` with every verdict missing; another limit (messages, tokens) is ``failed`` and keeps its score."""
     from inspect_ai.log import EvalSampleLimit
@@ -530,7 +530,7 @@ def test_a_sample_stopped_by_time_or_an_operator_has_every_verdict_missing(logs:
     assert (status[("s1", 1)], status[("s1", 2)], status[("s2", 1)], status[("s2", 2)]) == (
         "timeout", "timeout", "failed", "error")
     v_rows = run.verdicts[(run.verdicts["case_id"] == "s2") & (run.verdicts["epoch"] == 2)]
-    # fresh-eyes review: scored on its partial work, a 600-sample log with 300 such samples passed the gate
+    # scored on its partial work, a 600-sample log with 300 such samples passed the gate
     assert set(v_rows["verdict"]) == {"missing"} and len(v_rows) == 2
     assert set(v_rows["reason"]) == {"sample error: stopped by an operator before it finished (operator limit)"}
     v = run.verdicts
@@ -588,7 +588,7 @@ def test_a_folder_of_tasks_with_different_scorers(logs: dict[str, Path], tmp_pat
     """Two tasks scored ``match`` + ``world_refunded`` and ``match`` + ``world_b``: each sample gets rows for
     its own task's scorers only. Before, each was padded with ``missing`` rows ("the scorer gave no score")
     for the other task's scorer, which never ran on it: half of each such criterion missing, a false FAIL.
-    The ``match`` both tasks share is one criterion per task (review I2: it pooled them), each as the log alone
+    The ``match`` both tasks share is one criterion per task (it pooled them), each as the log alone
     reads it."""
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -812,7 +812,7 @@ def test_score_strings_read_as_inspect_reads_them(tmp_path: Path, capsys: pytest
     assert [verdict[(c, 1)] for c in ("v21", "v22", "v23")] == ["missing"] * 3
     reasons = _by_case(run.verdicts, "reason")
     assert "score 7 is not in [0, 1]; say which scores pass with pass_threshold=" in reasons[("v21", 1)]
-    # review finding: one scale per criterion. A 1 on a 1–10 rating (its worst) passed as full marks while 2–10
+    # one scale per criterion. A 1 on a 1–10 rating (its worst) passed as full marks while 2–10
     # were missing; once any number of the criterion is off [0, 1], its numbers in [0, 1] are missing too
     assert [verdict[(c, 1)] for c in sorted(one_scale)] == ["missing"] * 3
     assert reasons[("v16", 1)].startswith("score 1: the scorer's scores of this criterion reach 7, so they are not")
@@ -860,7 +860,7 @@ def test_a_log_nested_too_deeply_is_refused_before_inspect_reads_it(logs: dict[s
 @pytest.mark.parametrize("where", ["header", "sample"])
 def test_a_log_holding_a_number_too_long_for_python_is_refused_not_a_crash(logs: dict[str, Path], tmp_path: Path,
                                                                            where: str) -> None:
-    """A ``.json`` log with a 5,001-digit integer (review R26), in its header or in one sample: inspect-ai reads it
+    """A ``.json`` log with a 5,001-digit integer, in its header or in one sample: inspect-ai reads it
     with ijson, whose C parser crashed the whole process on it (SIGSEGV: exit 139, no line; in Python, a notebook's
     kernel died). Now one line, exit 2. A subprocess: before the fix the crash would have taken the test run too."""
     from _reliability_systems import run_cli
@@ -907,7 +907,7 @@ def test_a_scorer_run_with_other_options_is_another_check(logs: dict[str, Path],
 def test_two_tasks_running_one_scorer_with_other_options_are_a_criterion_each(
         logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An eval of two tasks, ``match()`` in one and ``match(location="any")`` in the other: the folder was refused
-    (one criterion pooled both tasks, so one criterion, two settings). Review I2: a scorer several tasks share is a
+    (one criterion pooled both tasks, so one criterion, two settings). A scorer several tasks share is now a
     criterion per task, each of one setting, so the folder is read, each task's ``match`` with its own options (the
     refusal stays for logs of one task, :func:`test_a_scorer_run_with_other_options_is_another_check`)."""
     doc = json.loads(logs["json"].read_text(encoding="utf-8"))
@@ -929,7 +929,7 @@ def test_two_tasks_running_one_scorer_with_other_options_are_a_criterion_each(
 
 def test_a_log_read_with_another_pass_threshold_or_score_map_is_another_check(logs: dict[str, Path],
                                                                             tmp_path: Path) -> None:
-    """Review G10: how a log's scores become verdicts is part of the check. A worse candidate (``match`` P where
+    """How a log's scores become verdicts is part of the check. A worse candidate (``match`` P where
     the base had C: 6 passes of 8 lost; ``world_refunded`` 0.5 where it had 1.0: 3 of 8 lost) read with
     ``score_map={"P": "pass"}`` and ``pass_threshold=0.5`` had the base's rates (0.75 and 0.375), no flip, and
     NO_REGRESSION under a margin its interval cleared, with nothing said. It is now check_changed on both
@@ -964,7 +964,7 @@ def test_a_log_read_with_another_pass_threshold_or_score_map_is_another_check(lo
 
 
 def test_one_eval_read_from_two_copies_of_its_log_is_one_run(logs: dict[str, Path], tmp_path: Path) -> None:
-    """Review U4: one run given twice is refused by op.compare (README §6a), but a run read from Inspect AI logs
+    """One run given twice is refused by op.compare (README §6a), but a run read from Inspect AI logs
     keeps the log's path in its manifest, so the eval read from a second copy of its folder (a CI artifact
     downloaded twice), or from its .json beside the .eval, was compared with itself: every difference 0, and
     NO_REGRESSION under a margin the interval clears. Its scorers re-run with other options stay comparable
@@ -978,7 +978,7 @@ def test_one_eval_read_from_two_copies_of_its_log_is_one_run(logs: dict[str, Pat
 
 
 def test_one_eval_read_twice_is_one_run_whatever_its_findings_name(logs: dict[str, Path], tmp_path: Path) -> None:
-    """Review F5: a run's findings name where its logs were read from (a vacuous check the path given to
+    """A run's findings name where its logs were read from (a vacuous check the path given to
     from_inspect, samples that never ran the log's file name), and the manifest keeps them. Read with
     pass_threshold=0 (world_refunded cannot fail), the eval from a second copy of its folder was compared with
     itself: NO_REGRESSION, exit 0; a drained log and its copy downloaded as 'refund_desk (1).json' likewise were
@@ -1010,7 +1010,7 @@ def test_one_eval_read_twice_is_one_run_whatever_its_findings_name(logs: dict[st
 
 def test_a_log_inspect_cannot_read_says_inspects_reason(logs: dict[str, Path], tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Inspect review: a log of a newer format said only "Unable to read log file"; Inspect's reason (the
+    """A log of a newer format said only "Unable to read log file"; Inspect's reason (the
     version it cannot read) was in the exception's cause and dropped."""
     body = json.loads(logs["json"].read_text(encoding="utf-8"))
     body["version"] = 99
@@ -1026,7 +1026,7 @@ def test_a_log_inspect_cannot_read_says_inspects_reason(logs: dict[str, Path], t
 
 def test_an_archive_member_bigger_than_the_cap_is_refused_before_inspect_reads_it(
         logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """CLI review: a 1 MB .eval holding a 1 GiB header.json took 2.2 GB of memory (a bigger one: killed, exit 137).
+    """A 1 MB .eval holding a 1 GiB header.json took 2.2 GB of memory (a bigger one: killed, exit 137).
     A member larger than MAX_LOG_MEMBER_BYTES uncompressed is refused in one line; one of exactly that size is read."""
     import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
 
@@ -1047,7 +1047,7 @@ def test_an_archive_member_bigger_than_the_cap_is_refused_before_inspect_reads_i
 
 def test_a_header_inspect_refuses_is_one_short_reason_not_a_validation_dump(
         logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """CLI review: a header Inspect's model refuses gave pydantic's whole dump (``1 validation error for EvalLog
+    """A header Inspect's model refuses gave pydantic's whole dump (``1 validation error for EvalLog
     … For further information visit https://errors.pydantic.dev…``) inside the line; now its first problem."""
     import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
 
@@ -1063,14 +1063,14 @@ def test_a_header_inspect_refuses_is_one_short_reason_not_a_validation_dump(
     assert err == f"oloproof: error: {bad}: cannot read this Inspect AI log (eval: is required)\n"
     assert main(["gate", str(logs["dir"]), "--pass-threshold", "nan"]) == 2
     assert capsys.readouterr().err.startswith("oloproof: error: --pass-threshold nan: give a finite number")
-    for endless in ("-inf", "inf"):  # review G8: -inf passed every numeric score, a gate that could not fail
+    for endless in ("-inf", "inf"):  # -inf passed every numeric score, a gate that could not fail
         assert main(["gate", str(logs["dir"]), f"--pass-threshold={endless}"]) == 2
         assert capsys.readouterr().err.startswith(f"oloproof: error: --pass-threshold {endless}: give a finite number")
 
 
 def test_a_header_problem_is_worded_by_the_one_validation_formatter(
         logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Review: the Inspect reader worded pydantic's problems itself (``results.scores.1.scored_samples: Input
+    """The Inspect reader worded pydantic's problems itself (``results.scores.1.scored_samples: Input
     should be a valid integer``); now as every other file's, by ``errors.validation_problem``: the key as
     ``format_loc`` writes it, and the value it got."""
     import inspect_ai.log  # noqa: F401 - on Python < 3.14 it teaches zipfile the Zstandard entries of an .eval
@@ -1102,7 +1102,7 @@ def test_a_log_gated_without_thresholds_says_to_give_them(logs: dict[str, Path],
                           "gate: BLOCK — exit 1: no_criteria: nothing was gated"]
 
 
-# -- edges found by mutation testing (round 3) ---------------------------------------------------------------
+# -- edges found by mutation testing ---------------------------------------------------------------
 
 
 def _beside_its_log(logs: dict[str, Path], tmp_path: Path, prefix: str, *, model: str | None = None,
@@ -1165,15 +1165,15 @@ def test_a_folder_with_one_unfinished_log_is_an_unfinished_run(logs: dict[str, P
     run = op.from_inspect(folder)
     assert run.manifest.finished_at is None
     assert op.from_inspect(folder / "log.json").manifest.finished_at is not None
-    # the gate says why in the Inspect AI log's own terms (mutation round 12, G15)
+    # the gate says why in the Inspect AI log's own terms
     assert op.gate(run, release={"criteria": {"match": 0.5}, **LOOSE}).reason.startswith(
         "unfinished: the Inspect AI eval did not finish (its log status is not 'success')")
-    # its repr says so on its second line, in the same terms (mutation round M66: no case count of a plan it lacks)
+    # its repr says so on its second line, in the same terms (no case count of a plan it lacks)
     assert repr(run).splitlines()[1] == ("  not finished: the Inspect AI eval did not finish (its log status is not "
                                          "'success')")
 
 
-# -- edges found by mutation testing (round 4) ---------------------------------------------------------------
+# -- edges found by mutation testing ---------------------------------------------------------------
 
 
 def _one_sample(log: Any, sid: str, epoch: int) -> Any:
@@ -1311,7 +1311,7 @@ def subsets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def test_a_log_of_a_selection_of_its_dataset_has_no_release_decision(subsets: Path, folder: str, ran: int,
                                                                       tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Red team G13: ``inspect eval --sample-id`` of the 17 samples of 20 that pass gave PASS, exit 0 (17 of 17,
+    """``inspect eval --sample-id`` of the 17 samples of 20 that pass gave PASS, exit 0 (17 of 17,
     interval 0.804-1.000 at 0.8), the 3 failing never run; ``--limit 12`` ran the first 12 alike. A log whose
     eval ran fewer of its dataset's samples than it has is read (a notebook can look at it) but has no release
     decision, as a drained one: BLOCK ``unfinished``, ``oloproof gate`` exits 2."""
@@ -1340,7 +1340,7 @@ def test_shards_of_one_task_that_ran_every_sample_are_gated(subsets: Path) -> No
 
 
 def test_a_selection_of_one_dataset_is_not_hidden_by_another_dataset_of_its_task(subsets: Path) -> None:
-    """Review F8: two datasets under one task name (a task argument picks the dataset), all 6 samples of one run
+    """Two datasets under one task name (a task argument picks the dataset), all 6 samples of one run
     and 2 of the other's 4 (``--limit 2``; its last two, never run, fail): the 8 ids were counted against the
     larger dataset's 6, no selection was named, and the gate gave PASS (8 of 8). Each dataset is counted apart."""
     run = op.from_inspect(subsets / "splits")
@@ -1363,7 +1363,7 @@ def sourced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def test_a_log_whose_sample_source_added_samples_and_epochs_reads_every_sample(sourced: Path, tmp_path: Path,
                                                                              capsys: pytest.CaptureFixture[str]
                                                                              ) -> None:
-    """Review R25: a task whose dataset is a ``SampleSource`` adds samples (and epochs, ``enqueue_sample(...,
+    """A task whose dataset is a ``SampleSource`` adds samples (and epochs, ``enqueue_sample(...,
     epoch=2)``) as it runs; its header's ``dataset.sample_ids`` and ``epochs`` name only the seed, and the .eval was
     read by them: 4 of its 8 samples, refused as damaged ("its header counts 8 samples ... but 4 could be read"). By
     hand (SOURCE_FAILS): ``added`` 8 runs, f1 and f2 fail; ``epochs`` 7 runs, b1 epoch 1 and b2 epochs 1-2 fail. The
@@ -1436,7 +1436,7 @@ def _refusal(first: Path, second: Path, key: str, value: str, before: str) -> st
 
 def test_shards_of_one_task_run_at_two_temperatures_are_refused(shards: Path, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """Review G13: logs of one task, same model, half its samples at temperature 0 and half at 1 (with a system
+    """Logs of one task, same model, half its samples at temperature 0 and half at 1 (with a system
     message), were read silently as one run of 20 and gated as one agent, pooling two agents' rates. The generation
     settings are part of the agent (an eval's ``temperature=``, in the header's ``plan.config``, or the model's
     ``GenerateConfig``): refused in one line naming both logs and the key. Shards that differ only in
@@ -1463,7 +1463,7 @@ def test_shards_of_one_task_run_at_two_temperatures_are_refused(shards: Path, tm
 
 
 def test_shards_run_under_other_sample_limits_are_refused(shards: Path) -> None:
-    """Review F10: the limits a sample runs under (``message_limit``, ``token_limit``, ``time_limit`` ..., in the
+    """The limits a sample runs under (``message_limit``, ``token_limit``, ``time_limit`` ..., in the
     header's ``eval.config``, where a task's own limits are recorded too) and the approval policy of its tool calls
     decide what the agent can do; shards at ``message_limit=50`` and at ``2`` were read as one run of 20 and gated as
     one agent. Refused as two agents, naming the key; shards that differ only in how the eval ran (``max_samples``,
@@ -1479,7 +1479,7 @@ def test_shards_run_under_other_sample_limits_are_refused(shards: Path) -> None:
 
 
 def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) -> None:
-    """Review F9: shards whose ``grader`` role's model differs only in ``max_connections`` and its base URL (how calls
+    """Shards whose ``grader`` role's model differs only in ``max_connections`` and its base URL (how calls
     reach it, left out of the eval's own model) were refused as two agents (``eval.model_roles.grader.config.
     max_connections is 4, but ... has 2``). They are one agent, read as one run of 20 (17 pass, by hand); a role's
     model at another temperature is still refused."""
@@ -1495,7 +1495,7 @@ def test_a_role_models_connections_and_base_url_are_not_the_agent(shards: Path) 
 
 def test_shards_of_two_versions_or_sandboxes_of_a_task_are_refused(shards: Path, tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """Review G19: shards of task ``picked`` at ``version=1`` and ``version=2`` (a task's author raises the version
+    """Shards of task ``picked`` at ``version=1`` and ``version=2`` (a task's author raises the version
     when the task changes), or with a ``local`` sandbox and with none, were read silently as one run of 20 samples
     and gated as one task. Refused in one line naming the key (``eval.task_version``, ``eval.sandbox.type``); the
     command exits 2."""
@@ -1516,7 +1516,7 @@ def test_shards_of_two_versions_or_sandboxes_of_a_task_are_refused(shards: Path,
 
 
 def test_two_tasks_of_other_versions_and_sandboxes_are_one_run(shards: Path) -> None:
-    """Mutation round 16: a task's version and sandbox are compared among the logs of that task only. A folder of
+    """A task's version and sandbox are compared among the logs of that task only. A folder of
     task ``picked`` at ``version=1`` with a ``local`` sandbox and task ``other`` at ``version=2`` with none (each run
     whole) is one run of two tasks (40 samples, 17 of each task's 20 pass, by hand), not "two versions of the task":
     compared across tasks, the second log was refused."""
@@ -1526,7 +1526,7 @@ def test_two_tasks_of_other_versions_and_sandboxes_are_one_run(shards: Path) -> 
 
 
 def test_shards_on_two_gpus_of_one_kind_are_one_agent(shards: Path) -> None:
-    """Review G19: every model argument was compared, so shards of one model on ``device="cuda:0"``, port 8000 and
+    """Every model argument was compared, so shards of one model on ``device="cuda:0"``, port 8000 and
     on ``"cuda:1"``, port 8001 (where the model runs, not what it computes) were refused as two agents
     (``eval.model_args.device is "cuda:1", but ... has "cuda:0"``). They are one run of 20 (17 pass, by hand)."""
     pytest.importorskip("inspect_ai")
@@ -1535,7 +1535,7 @@ def test_shards_on_two_gpus_of_one_kind_are_one_agent(shards: Path) -> None:
 
 
 def test_the_selections_are_counted_per_task_and_dataset_as_text_ids() -> None:
-    """Mutation round 13, by hand: task a ran samples 1 and 2, task b samples 3 and 4 of one 4-sample dataset named
+    """Task a ran samples 1 and 2, task b samples 3 and 4 of one 4-sample dataset named
     alike: each ran 2 of 4 (together they are no shards of one task). Shards of task c ran ids 1 and '1' (the same
     sample, once an int) and 2 of 3: 2 of 3, named after the first log. A header listing no sample ran none of
     them; one without sample ids adds nothing. Task f ran half of each of two 4-sample datasets: two selections."""
@@ -1561,7 +1561,7 @@ def test_the_selections_are_counted_per_task_and_dataset_as_text_ids() -> None:
 
 def test_a_solver_setting_is_a_tasks_own_and_a_model_setting_every_tasks(logs: dict[str, Path],
                                                                            tmp_path: Path) -> None:
-    """Mutation round 13: a second task whose plan runs at temperature 0.3 (another task may use another solver)
+    """A second task whose plan runs at temperature 0.3 (another task may use another solver)
     is read with the first; a second task whose model's generate config says temperature 0.3 is refused, the
     model's settings being the same in every log of one agent whatever the task."""
     from inspect_ai.log import read_eval_log, write_eval_log
@@ -1590,7 +1590,7 @@ def test_a_solver_setting_is_a_tasks_own_and_a_model_setting_every_tasks(logs: d
 
 def test_a_log_modified_outside_the_years_datetime_holds_is_read_by_its_creation_time(
         logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review R14: a log whose file carries a modification time past the year 9999 (tmpfs holds one: ``touch -d
+    """A log whose file carries a modification time past the year 9999 (tmpfs holds one: ``touch -d
     @253402300800``, a clock far ahead) stopped ``oloproof gate LOG`` with "internal error: ValueError: year 10000
     is out of range", though the log records when it was created: its modification time was turned into a date
     for every log, needed or not. It is read only for a log without a creation time (simulated: the file's stat
@@ -1616,7 +1616,7 @@ def test_a_log_modified_outside_the_years_datetime_holds_is_read_by_its_creation
 
 def test_a_json_log_whose_keys_another_tool_sorted_is_never_left_out_of_its_folder(logs: dict[str, Path],
                                                                                  tmp_path: Path) -> None:
-    """Review R20: a ``.json`` log written again with its keys sorted (``jq -S``, ``json.dump(sort_keys=True)``)
+    """A ``.json`` log written again with its keys sorted (``jq -S``, ``json.dump(sort_keys=True)``)
     does not start with ``"version"``. It was not taken for a log, so a folder holding it beside another log was
     judged on the other alone, silently (8 samples of 16). Inspect's ``read_eval_log`` reads it, but not its header
     alone (``header_only``), so it is refused, naming the file, as a log that cannot be read is."""
@@ -1644,7 +1644,7 @@ def test_a_header_planning_a_huge_number_of_epochs_is_read_by_its_summaries_not_
         logs: dict[str, Path], tmp_path: Path) -> None:
     """A log whose header says ``"epochs": 10000000000000000000`` (edited, or damaged), beside 8 samples that
     ``results.total_samples`` counts: the plan of 4 samples × 10¹⁹ epochs was listed one entry at a time, and the
-    process took 23 GB before the kernel killed it (review R50). Now a plan past MAX_PLAN is read by the log's own
+    process took 23 GB before the kernel killed it. Now a plan past MAX_PLAN is read by the log's own
     sample summaries: its 8 sample epochs, as the unedited log. Run under a 1 GiB address-space limit."""
     pytest.importorskip("resource")  # the child limits its address space
     text = logs["json"].read_text(encoding="utf-8")
@@ -1691,7 +1691,7 @@ def test_samples_are_read_in_the_plans_order_and_a_huge_plan_by_its_summaries(mo
     """``_samples`` streams each dataset sample's epochs in turn (Inspect's order), whatever order the summaries
     list them in; a plan past MAX_PLAN is read by its summaries even when the header counts nothing, and refused in
     one line when they cannot be read; a finished plan of MAX_PLAN sample epochs is listed. Hand-written plans
-    (mutation round M51: the last epoch moved after the others, epochs in the summaries' order, a huge plan listed
+    (the last epoch moved after the others, epochs in the summaries' order, a huge plan listed
     or refused as a damaged log, a plan of exactly MAX_PLAN read by its summaries)."""
     from oloproof_nb._analysis import inspect_log
     from oloproof_nb.errors import OloproofError

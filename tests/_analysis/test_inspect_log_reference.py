@@ -94,7 +94,7 @@ def test_an_eval_retried_beside_its_first_attempt_names_the_retry(
 
 
 def test_a_sample_inspect_ran_again_after_it_raised_is_read_as_its_last_attempt(folders: Path) -> None:
-    """README section 10 (claims audit C4): a sample run again after it raised (``retry_on_error``) is read as its
+    """README section 10: a sample run again after it raised (``retry_on_error``) is read as its
     last attempt and the attempt that raised is not counted. Sample ``r2`` of ``retried`` raised once, then passed:
     Inspect keeps that error in ``error_retries`` and scores 4 of 4 C; read here, 4 cases, none missing, r2 passing
     (the raise hidden, as the README warns)."""
@@ -328,12 +328,12 @@ def test_a_task_whose_scorer_of_a_dict_scorers_name_gives_plain_scores_is_judged
 
 def test_a_task_whose_dict_scorer_gives_only_empty_dicts_is_missing_under_each_key_not_a_plain_criterion(
         folders: Path, tmp_path: Path) -> None:
-    """Mutation round 37: beside the dicts log, a copy as task ``empty_b`` whose every ``checks`` score is ``{}`` (no
+    """Beside the dicts log, a copy as task ``empty_b`` whose every ``checks`` score is ``{}`` (no
     key to judge). An empty dict is no plain score: ``empty_b`` has no criterion ``checks`` of its own (read as
     plain, it got one, every row missing, beside the keys); its samples are ``missing`` under each key of the other
     task's ``checks`` (``_keys_of``: every key where the task's samples gave none), 10 rows each. The dict task's
     rows keep their verdicts: 6 and 7 of 10 by a hand count of CHECKS. Both tasks have rows of every criterion, so
-    each is a criterion per task (review I2: ``dicts/safe`` and ``empty_b/safe``; pooled before). And one task whose
+    each is a criterion per task (``dicts/safe`` and ``empty_b/safe``; pooled before). And one task whose
     ``checks`` gives a dict in every sample but one ``"C"`` has the keys' criteria only, as Inspect's results name
     them."""
     from _inspect_task import CHECKS

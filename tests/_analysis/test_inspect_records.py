@@ -47,7 +47,7 @@ def test_a_sample_whose_sandbox_changed_is_another_case() -> None:
 
 @pytest.mark.parametrize("alike", ["billing\u200b", "billing ", "bil\u00adling"])
 def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) -> None:
-    """Review G8 refused case-file clusters that read as another (a zero-width space, a trailing space); the
+    """Case-file clusters that read as another are refused (a zero-width space, a trailing space); the
     values of an Inspect AI log's ``--cluster`` key are the same kind of name: ``billing`` and ``billing`` + U+200B
     counted as two independent clusters while every table showed one. Values that read apart are kept."""
     from types import SimpleNamespace
@@ -71,7 +71,7 @@ def test_cluster_values_that_read_alike_are_refused(alike: str, tmp_path: Path) 
 
 
 def test_the_names_a_sample_was_scored_under_are_its_final_score_events_once_scored() -> None:
-    """Mutation round M65 (:func:`_eval_scores`, review F60): of a sample the eval scored (its ``scorers`` span),
+    """:func:`_eval_scores`: of a sample the eval scored (its ``scorers`` span),
     the names are its final ``score`` events' alone: not the header's other scorers (one that gave this sample no
     score), nor a solver's intermediate ``score()`` call, nor a span of another type or name. Without that span the
     header's scorers count too; a score event naming no scorer, or no events, cannot say (None)."""

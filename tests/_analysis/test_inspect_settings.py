@@ -26,14 +26,14 @@ def test_the_settings_left_out_of_the_agent_are_inspect_settings_the_readme_name
     assert OPERATIONAL_SETTINGS <= set(GenerateConfig.model_fields)
     assert {"temperature", "system_message", "seed"}.isdisjoint(OPERATIONAL_SETTINGS)
     assert all(f"`{name}`" in section for name in OPERATIONAL_SETTINGS), sorted(OPERATIONAL_SETTINGS)
-    # the eval.config fields counted as the agent's are Inspect's own too (F10), and the README names them
+    # the eval.config fields counted as the agent's are Inspect's own too, and the README names them
     # (review and sentinel came after Inspect AI 0.3.263, the oldest release the tests pass with)
     assert set(AGENT_LIMITS) - set(EvalConfig.model_fields) <= {"review", "sentinel"}
     assert all(f"`{name}`" in section for name in AGENT_LIMITS), AGENT_LIMITS
 
 
 def test_model_args_keep_what_the_model_computes(tmp_path: Path) -> None:
-    """Review G19, by hand: of the model arguments, the port, client timeout, retry delay, streaming, HTTP client and
+    """Of the model arguments, the port, client timeout, retry delay, streaming, HTTP client and
     default headers are left out, and a device is kept by its kind (``cuda:0`` and ``cuda:1`` one setting, ``cuda`` and
     ``cpu`` two), for the eval's model and a role's; an argument that changes what the model computes (``model_path``,
     ``batch_size``) is still the agent's, refused in one line naming it. A sandbox config is compared by its file's
@@ -78,7 +78,7 @@ def test_model_args_keep_what_the_model_computes(tmp_path: Path) -> None:
 
 
 def test_agent_settings_of_a_hand_written_header_are_every_setting_but_how_calls_reach_the_model() -> None:
-    """Mutation round 13: the settings that make a log's agent, read from a header written by hand (the expected
+    """The settings that make a log's agent, read from a header written by hand (the expected
     maps written by hand too, from agent_settings' docstring): the model's generate config, args and roles (a role
     as the eval's own model: no base_url, its config less how calls reach it; a list of role models read item by
     item), the solver given on the command line and its args, the plan's steps with their parameters, its finish,
@@ -106,7 +106,7 @@ def test_agent_settings_of_a_hand_written_header_are_every_setting_but_how_calls
 
 
 def test_a_setting_only_the_first_log_has_is_a_second_agent(tmp_path: Path) -> None:
-    """Mutation round 13: a setting the first log of a task gives and the second leaves out (a system message on
+    """A setting the first log of a task gives and the second leaves out (a system message on
     half the shards) makes two agents, as a setting the second alone gives does."""
     from oloproof_nb._analysis.inspect_settings import same_agent
 

@@ -40,7 +40,7 @@ class _Copy:
 
 
 def test_m23_cases_indexed_again_keep_the_end_they_were_first_indexed_to(tmp_path: Path) -> None:
-    """Mutation round 23: a journal indexed at 3 records (none pinned) whose lines moved under it (``record``
+    """A journal indexed at 3 records (none pinned) whose lines moved under it (``record``
     finds another case where its line was, and indexes the file again) reads the 3 records of its moment, not
     the fourth appended since: the first index pins its end."""
     lines = [_line(i, f"case-{'x' * i}") for i in range(3)]  # lines of different lengths: a moved line is seen
@@ -74,7 +74,7 @@ def _replaced_during(monkeypatch: pytest.MonkeyPatch, name: str, copy: _Copy) ->
 ])
 def test_m23_a_copy_replaced_while_the_journal_is_read_is_caught_after_the_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str, read: Any) -> None:
-    """Mutation round 23 (review R15: "checked before and after each read"): a copy put in place while the
+    """The journal is "checked before and after each read": a copy put in place while the
     lines were read (the check before passed) refuses what was read, for the index, a record, the stored cases,
     every record and the replay records."""
     copy = _Copy()
@@ -89,7 +89,7 @@ def test_m23_a_copy_replaced_while_the_journal_is_read_is_caught_after_the_read(
 
 
 def test_a_deep_copied_journal_keeps_its_guard_on_the_copied_owner(tmp_path: Path) -> None:
-    """Review F20: a journal's guard is a weak reference, which ``copy.deepcopy`` (and ``pickle``) refused; the copy
+    """A journal's guard is a weak reference, which ``copy.deepcopy`` (and ``pickle``) refused; the copy
     of a journal (with its owner, as in a deep-copied Run) is guarded by the owner's copy, held weakly again."""
     owner = _Copy()
     journal = _journal(tmp_path, [_line(0, "c0")], owner.check)
@@ -105,7 +105,7 @@ def test_a_deep_copied_journal_keeps_its_guard_on_the_copied_owner(tmp_path: Pat
 
 @pytest.mark.parametrize("indexed_first", [False, True])
 def test_a_journal_cut_below_its_pinned_end_refuses_its_records(tmp_path: Path, indexed_first: bool) -> None:
-    """Review F20 (of R15): a loaded Run's journal pinned to the lines its copy was built from and then cut (half of
+    """A loaded Run's journal pinned to the lines its copy was built from and then cut (half of
     ``cases.jsonl`` left) indexed the lines left: 24 records beside the 48 rows of ``run.cases``, and
     ``run.record`` said a case of its frames was "no case … in run". It is refused now, in one line; a journal
     that only grew since (a record appended, a torn line) is read to its pin, as before."""
@@ -126,7 +126,7 @@ def test_a_journal_cut_below_its_pinned_end_refuses_its_records(tmp_path: Path, 
 
 @pytest.mark.parametrize("size", [4096, 1])
 def test_every_record_of_a_journal_cut_after_it_was_indexed_is_refused_saying_so(tmp_path: Path, size: int) -> None:
-    """Review C8 (the README's "once cases.jsonl is cut below those lines they stop too, saying so"): ``run.records``
+    """The README's claim ("once cases.jsonl is cut below those lines they stop too, saying so"): ``run.records``
     of a loaded Run, its journal indexed, whose ``cases.jsonl`` was then cut read the lines indexed past the file's
     end: 'line 3: a stored record is not valid JSON (Expecting value); the run directory is damaged', naming a line
     the file no longer has. It says what ``record`` says: cut since, load it again (by chunks of one too, where the
@@ -143,7 +143,7 @@ def test_every_record_of_a_journal_cut_after_it_was_indexed_is_refused_saying_so
 
 
 def test_a_damaged_record_of_a_journal_not_cut_is_named_as_damage_not_left_out(tmp_path: Path) -> None:
-    """Mutation round 26: a record whose first bytes index it but whose end is damaged (the file as long as when it
+    """A record whose first bytes index it but whose end is damaged (the file as long as when it
     was indexed: not cut) is refused as the damage it is, naming its line; its chunk was never left out."""
     from oloproof_nb.errors import RunDirError
 

@@ -198,7 +198,7 @@ def test_outcome_summary_refuses_a_missing_status() -> None:
 
 def test_outcome_summary_groups_come_sorted_whatever_the_row_order() -> None:
     # the docstring says one row per group, sorted: criteria met in the order z, a give rows a, z (a hand count:
-    # z holds a verified and a stale receipt, a one missing; mutation round 12, R09)
+    # z holds a verified and a stale receipt, a one missing)
     frame = receipts_frame([receipt("verified", "v"), receipt("missing"), receipt("stale", "v")],
                            case_ids=["c1", "c2", "c3"])
     frame["criterion"] = ["z", "a", "z"]

@@ -34,7 +34,7 @@ def test_pass_hat_2_sums_per_cluster_by_hand() -> None:
 
 def test_cases_all_in_one_cluster_are_summed_in_it() -> None:
     """Cases a and b in cluster B alone (b's rows of the table above, a moved there): pass^2 is 1 for a, 0 for b, so
-    one cluster of sum 1 over 2 cases, by hand; a single cluster is a cluster, not none (mutation round 15, R07)."""
+    one cluster of sum 1 over 2 cases, by hand; a single cluster is a cluster, not none."""
     one = VERDICTS[VERDICTS["case_id"].isin(["a", "b"])].assign(cluster="B")
     rs = reduced_sums(epoch_counts(one), parse_reduce("pass^2"))
     assert rs.sums.tolist() == [1.0] and rs.sizes.tolist() == [2]
@@ -44,7 +44,7 @@ def test_cases_all_in_one_cluster_are_summed_in_it() -> None:
 def test_a_part_of_a_clustered_criterion_gets_the_criterions_clustered_interval() -> None:
     """A slice bin holding a and d (one case per cluster) of a criterion whose cluster B holds two cases: alone the
     bin would get the unclustered Clopper–Pearson interval; decided by the whole criterion it gets the clustered
-    method the gate gives that criterion (mutation round 12, G18)."""
+    method the gate gives that criterion."""
     from oloproof_nb._analysis.gate import reduced_interval
     from oloproof_nb._config.release import ReleaseConfig
 

@@ -40,7 +40,7 @@ def two_runs(make_suite: Callable[..., Path], tmp_path: Path) -> tuple[Path, Pat
 
 def test_a_run_opened_by_a_relative_path_stays_that_run_after_chdir(two_runs: tuple[Path, Path],
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review I: ``op.load_run("run")`` kept the relative path and read frames and records lazily, so after a
+    """``op.load_run("run")`` kept the relative path and read frames and records lazily, so after a
     notebook's ``os.chdir`` (or ``%cd``) to a folder holding another ``run`` it silently read that run's records,
     and elsewhere raised a false "the run changed after it was loaded"."""
     first, second = two_runs
@@ -76,7 +76,7 @@ def test_where_a_run_was_read_from_and_made_cannot_be_set(two_runs: tuple[Path, 
 @pytest.mark.parametrize("edit", ["drop in place", "loc assignment", "column overwritten"])
 def test_editing_a_frame_the_run_returned_does_not_change_what_it_computes(two_runs: tuple[Path, Path],
                                                                          edit: str) -> None:
-    """Review I: frames were cached and handed out by reference. Dropping the failures from ``run.verdicts`` to
+    """Frames were cached and handed out by reference. Dropping the failures from ``run.verdicts`` to
     look at the rest turned the gate's answer_matches from FAIL (22 of 30) into a criterion without failures;
     overwriting ``run.cases.n_tool_calls`` moved every case into one slice bin."""
     run = op.load_run(two_runs[0])
@@ -108,7 +108,7 @@ def test_a_copied_run_folder_reads_as_the_folder_it_is_in(two_runs: tuple[Path, 
 
 
 def test_a_wrong_argument_type_is_one_line_naming_the_call(two_runs: tuple[Path, Path]) -> None:
-    """Review I: a frame or a path where a Run is wanted, a Run where a frame or a suite is wanted, a list as
+    """A frame or a path where a Run is wanted, a Run where a frame or a suite is wanted, a list as
     release= raised AttributeError or TypeError from pandas or pathlib, several frames deep."""
     run = op.load_run(two_runs[0])
     calls = {
@@ -136,7 +136,7 @@ def test_a_wrong_argument_type_is_one_line_naming_the_call(two_runs: tuple[Path,
 
 
 def test_showing_a_run_counts_its_replays_without_keeping_them(example_suite: Path, tmp_path: Path) -> None:
-    """Review I: ``repr(run)`` and its HTML counted cached replays over ``run.replay_records``: every replay
+    """``repr(run)`` and its HTML counted cached replays over ``run.replay_records``: every replay
     record with its trajectory and states was read and kept on the Run (11 MB for a 960-case run). The counts
     come from a scan that keeps nothing and reads no state; they equal a count over the records."""
     from oloproof_nb._run.states import StateReader
@@ -163,14 +163,14 @@ def test_showing_a_run_counts_its_replays_without_keeping_them(example_suite: Pa
 
 
 def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_runs: tuple[Path, Path]) -> None:
-    """Review K: the argument check took only lists and tuples (a Path.glob generator, a pandas Series, a set
+    """The argument check took only lists and tuples (a Path.glob generator, a pandas Series, a set
     worked before); and ``run.verdicts = filtered`` raised once the frames became copies (it replaces the frame,
     as before)."""
     first, second = two_runs
     for given in ((p for p in (first, second)), pd.Series([str(first), str(second)]), {first, second},
                   map(str, (first, second))):
         assert len(op.load_runs(given).cases) == 60
-    # one system made both: the pooled run names its version once, not once per run (mutation round 12, RU01)
+    # one system made both: the pooled run names its version once, not once per run
     version = op.load_run(first).system_version
     assert version and op.load_run(second).system_version == version
     assert op.load_runs([first, second]).system_version == version
@@ -179,7 +179,7 @@ def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_r
     run = op.load_run(first)
     v = run.verdicts
     marked = v.assign(verdict=["missing", "missing", *v["verdict"].iloc[2:]])
-    run.verdicts = marked  # 30 rows, 2 of them now missing: n counts them (mutation round 12, RU03)
+    run.verdicts = marked  # 30 rows, 2 of them now missing: n counts them
     summary = run.summary().iloc[0]
     assert (summary["n"], summary["missing"], summary["passed"] + summary["failed"]) == (30, 2, 28)
     run.verdicts = v[v["verdict"] == "pass"].reset_index(drop=True)
@@ -187,7 +187,7 @@ def test_load_runs_takes_any_iterable_of_paths_and_a_frame_can_be_replaced(two_r
 
 
 def test_a_case_in_several_pooled_runs_is_picked_by_the_panels_run_id(two_runs: tuple[Path, Path]) -> None:
-    """Review U4: README §9 shows a pooled run's case with ``run.panel(case_id, run_id=...)``; ``run.panel(case_id)``
+    """README §9 shows a pooled run's case with ``run.panel(case_id, run_id=...)``; ``run.panel(case_id)``
     without it pointed only at ``run.runs[i].record(...)``, not at the argument of the call just made."""
     both = op.load_runs(list(two_runs))
     first, second = (r.run_id for r in both.runs)
@@ -200,7 +200,7 @@ def test_a_case_in_several_pooled_runs_is_picked_by_the_panels_run_id(two_runs: 
 
 
 def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path]) -> None:
-    """Review M: ``run.verdicts = frame`` stored the caller's object, so its later in-place edits reached the gate,
+    """``run.verdicts = frame`` stored the caller's object, so its later in-place edits reached the gate,
     and anything was taken (``None`` read the frame from disk again; a frame without ``verdict`` failed in the
     gate with a KeyError)."""
     run = op.load_run(two_runs[0])
@@ -217,7 +217,7 @@ def test_a_frame_set_on_the_run_is_copied_and_checked(two_runs: tuple[Path, Path
 def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
     """Pairs are compared by their labels (the majority of their judgements, a tie invalid), so runs pool unless
     a pair's label differs; the difference named is the first case id in order, of a transform either run holds.
-    ``label_difference`` reads each run's pair labels (``stored_pair_labels``, worked out once a Run: review L8)."""
+    ``label_difference`` reads each run's pair labels (``stored_pair_labels``, worked out once a Run)."""
     from oloproof_nb._analysis.run_checks import label_difference
     from oloproof_nb._core.labels import Label, pair_labels
 
@@ -240,7 +240,7 @@ def test_two_runs_labels_differ_by_the_majority_of_each_pair() -> None:
 
 def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not_pooled(example_suite: Path,
                                                                                        tmp_path: Path) -> None:
-    """Mutation round 5 (found through the baseline check): the same labels, 23 of 24 valid, checked at 0.85 in
+    """Found through the baseline check: the same labels, 23 of 24 valid, checked at 0.85 in
     run a (ord-018~injected left out) and at 0.99 in run b (not checked: nothing left out). They pooled silently:
     47 + 48 = 95 answer_matches rows, and b's rows of ord-018~injected (one per criterion) counted for a copy the
     pooled run says it leaves out. Refused, naming the transform and both minimums."""
@@ -258,7 +258,7 @@ def test_runs_whose_suites_check_the_same_labels_against_another_minimum_are_not
 
 def test_loading_a_suite_folder_or_its_runs_names_the_run_directory_to_give(make_suite: Callable[..., Path],
                                                                            tmp_path: Path) -> None:
-    """Round 3 (a new user's first hour): after ``oloproof run demo`` a user tries ``op.load_run("demo")``, and
+    """A new user's first hour: after ``oloproof run demo`` a user tries ``op.load_run("demo")``, and
     the error said only "not a run directory (no manifest.json)". It names the run to give now, in one line,
     and loads none: a notebook that took "the latest" would read another run after the next ``oloproof run``."""
     suite = make_suite(_cases(3, 0), evaluators=[{"type": "answer_matches"}])
@@ -284,7 +284,7 @@ def test_loading_a_suite_folder_or_its_runs_names_the_run_directory_to_give(make
 
 def test_the_summary_lists_criteria_in_the_suites_order(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """Criteria declared zeta, then alpha: the summary keeps that order (not the alphabet), with the counts of each
-    (3 cases, 1 answering "bad": 2 passed, 1 failed; mutation round 12, RU04)."""
+    (3 cases, 1 answering "bad": 2 passed, 1 failed)."""
     evaluators = [{"type": "answer_matches", "criterion": "zeta"}, {"type": "answer_matches", "criterion": "alpha"}]
     run = op.run(op.load_suite(make_suite(_cases(3, 1), evaluators=evaluators)), out=tmp_path / "run",
                  progress=False)
@@ -296,7 +296,7 @@ def test_the_summary_lists_criteria_in_the_suites_order(make_suite: Callable[...
 
 def test_the_validity_check_difference_names_the_transform_whose_minimum_differs() -> None:
     """Two transforms in both suites, only the second's minimum_validity changed: the difference names that one,
-    not the first the suites share unchanged (mutation round 12, RU06)."""
+    not the first the suites share unchanged."""
     from types import SimpleNamespace as NS
 
     from oloproof_nb._analysis.run_checks import validity_check_difference
@@ -312,7 +312,7 @@ def test_the_validity_check_difference_names_the_transform_whose_minimum_differs
 
 def test_a_run_that_finishes_while_it_is_loaded_is_not_called_finished_with_its_earlier_records(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review G20: the manifest was read again after the columnar copy was built, so a run whose last records and
+    """The manifest was read again after the columnar copy was built, so a run whose last records and
     ``finished_at`` were written while ``op.load_run`` (or ``oloproof gate``) read its journal was loaded as
     finished with the records of a moment before (reproduced 6 times in 6 with a second process loading a run
     as it finished): ``run.finished`` was True beside 5 of 8 cases, and the gate blamed a truncated copy of the
@@ -367,7 +367,7 @@ def _stopped_after_five(make_suite: Callable[..., Path], out: Path) -> op.Suite:
 
 def test_a_run_that_finishes_while_its_frames_are_kept_in_memory_is_not_called_finished(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 16 (review G20, the folder that cannot be written in): the frames built in memory take the
+    """A folder that cannot be written in: the frames built in memory take the
     manifest read before the journal, as the columnar copy does. Read after the journal, a run whose last 3 records
     and ``finished_at`` were written while its first 5 were read was called finished with 5 of 8 cases."""
     from oloproof_nb._analysis import columnar, run_copy
@@ -395,7 +395,7 @@ def test_a_run_that_finishes_while_its_frames_are_kept_in_memory_is_not_called_f
 @pytest.mark.parametrize("copy", ["written", "in memory"])
 def test_write_columnar_after_the_run_finished_reads_the_finished_run(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copy: str) -> None:
-    """Mutation round 16: ``run.write_columnar()`` on a Run opened while its run was unfinished (5 of 8 records
+    """``run.write_columnar()`` on a Run opened while its run was unfinished (5 of 8 records
     read: its cases, records and manifest), called after the run was resumed and finished, reads the finished run:
     its manifest (finished), 8 cases, 8 records, PASS (8 of 8 answers match, by hand); whether the copy is written
     or, in a folder that cannot be written in, kept in memory. Each frame, record list and the manifest read
@@ -420,7 +420,7 @@ def test_write_columnar_after_the_run_finished_reads_the_finished_run(
 
 def test_a_pooled_run_refreshed_after_its_first_run_finished_takes_that_runs_manifest(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Mutation round 16: a pooled run (``op.load_runs``) is the manifest of its first run. Refreshed
+    """A pooled run (``op.load_runs``) is the manifest of its first run. Refreshed
     (``write_columnar``) after that run, unfinished when pooled, was resumed and finished, its manifest is the first
     run's new one (finished, its run id), not the one read before nor the second run's; 16 cases (8 + 8)."""
     from oloproof_nb._run.runner import run_suite
@@ -436,7 +436,7 @@ def test_a_pooled_run_refreshed_after_its_first_run_finished_takes_that_runs_man
     assert pooled.manifest.finished_at is not None and pooled.finished and len(pooled.cases) == 16
 
 
-# -- a Run held while another process changes its folder (review R15) --------------------------------------------
+# -- a Run held while another process changes its folder --------------------------------------------
 
 def _resumed_by_another_process(suite: op.Suite, out: Path, *, copy_rebuilt: bool) -> None:
     """The other process: resumes the run in ``out`` to its end (8 records) and, where ``copy_rebuilt``, loads it,
@@ -451,7 +451,7 @@ def _resumed_by_another_process(suite: op.Suite, out: Path, *, copy_rebuilt: boo
 
 def test_a_run_resumed_after_it_was_loaded_gives_the_records_of_its_frames(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review R15: a Run loaded from a fresh copy read its journal (``records``, ``record``, the case panel) as it was
+    """A Run loaded from a fresh copy read its journal (``records``, ``record``, the case panel) as it was
     when first asked, not as the copy was. Loaded at 5 of 8 records and read after another process resumed the run
     (its copy left as it was: a frames/ that process could not write), ``run.cases`` had 5 rows and ``run.records``
     8; ``run.record("c06")`` gave a case the run's frames, and gate, do not hold."""
@@ -477,7 +477,7 @@ def test_a_run_resumed_after_it_was_loaded_gives_the_records_of_its_frames(
 
 def test_a_run_whose_copy_was_replaced_after_it_was_loaded_reads_no_record(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review R15: the frames not read yet of a Run whose copy was replaced (the run resumed) were refused, its
+    """The frames not read yet of a Run whose copy was replaced (the run resumed) were refused, its
     records were not: ``run.records`` gave 8 records beside ``run.cases``' 5. Both are refused now, in one line."""
     out = tmp_path / "run"
     suite = _stopped_after_five(make_suite, out)
@@ -492,7 +492,7 @@ def test_a_run_whose_copy_was_replaced_after_it_was_loaded_reads_no_record(
 
 
 def test_a_run_folder_replaced_by_another_run_says_so(two_runs: tuple[Path, Path]) -> None:
-    """Review R15: a run folder deleted and run again into (``out=`` the same folder) by another process. The Run
+    """A run folder deleted and run again into (``out=`` the same folder) by another process. The Run
     held gave the new run's records as its own — ``run.record("c00")`` answered "ok" where the run loaded, whose
     verdicts and gate (22 of 30) it still showed, answered "bad" — and refused a frame not read yet saying the run
     "went on, or was resumed". Now every read names the run the folder holds instead."""
@@ -514,7 +514,7 @@ def test_a_run_folder_replaced_by_another_run_says_so(two_runs: tuple[Path, Path
 
 def test_a_run_folder_holding_another_runs_journal_has_no_verdicts(two_runs: tuple[Path, Path],
                                                                    tmp_path: Path) -> None:
-    """Review R16: a folder whose manifest is one run's and whose journal (``cases.jsonl``, ``states.jsonl``)
+    """A folder whose manifest is one run's and whose journal (``cases.jsonl``, ``states.jsonl``)
     another's — two runs' files merged into one folder, as two CI jobs' artifacts downloaded to one path — was
     gated on the other run's records under the first run's name: run ``a`` (22 of 30) with run ``b``'s journal
     (30 of 30) gated PASS at 0.85 (``oloproof gate``: exit 0). Every case record's state names the run that wrote
@@ -535,7 +535,7 @@ def test_a_run_folder_holding_another_runs_journal_has_no_verdicts(two_runs: tup
 
 def test_a_stateless_systems_run_folder_holding_another_runs_journal_has_no_verdicts(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Mutation round 30: a system without ``snapshot()`` records no state, so its records named no run and a
+    """A system without ``snapshot()`` records no state, so its records named no run and a
     folder holding run ``a``'s manifest (22 of 30) with run ``b``'s journal (30 of 30) gated PASS at 0.85. Every
     record now names the run that wrote it."""
     runs = []
@@ -557,7 +557,7 @@ def test_a_stateless_systems_run_folder_holding_another_runs_journal_has_no_verd
 
 def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: tuple[Path, Path], tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 30 (review R16's check): every case record is checked, in every chunk, not the first of
+    """The check that a journal is its manifest's run: every case record is checked, in every chunk, not the first of
     each: run ``a``'s journal with only its last record's state marked as run ``b``'s is refused, naming that case,
     with the journal read 4 records at a time (8 chunks, the forged record in the last)."""
     import json
@@ -584,7 +584,7 @@ def test_one_record_of_another_run_anywhere_in_the_journal_is_refused(two_runs: 
 
 def test_a_record_naming_another_run_is_refused_though_its_state_names_this_one(two_runs: tuple[Path, Path],
                                                                                  tmp_path: Path) -> None:
-    """Mutation round 31: a record names its writer itself (``run_id``); its state naming the manifest's run does
+    """A record names its writer itself (``run_id``); its state naming the manifest's run does
     not make up for that (either naming another run is refused). The record's own ``run_id`` was passed over
     whenever the record held a state."""
     import json
@@ -608,7 +608,7 @@ def test_a_record_naming_another_run_is_refused_though_its_state_names_this_one(
 
 def test_a_record_of_an_epoch_the_run_does_not_have_is_refused(make_suite: Callable[..., Path],
                                                                 tmp_path: Path) -> None:
-    """Review R22: the completeness check counts records, so a run of 30 cases × 3 epochs whose 3 failing epoch-2
+    """The completeness check counts records, so a run of 30 cases × 3 epochs whose 3 failing epoch-2
     records were replaced by their cases' passing epoch-1 records marked epoch 4 still held 90 records, and pass^3
     read 30 of 30 (``oloproof gate``: PASS, exit 0) where the run gives 27 of 30 (BLOCK). A record of an epoch
     outside 1..epochs (the manifest's) is refused as damage, naming the case, its epoch and the run's epochs."""
@@ -646,8 +646,8 @@ def test_a_record_of_an_epoch_the_run_does_not_have_is_refused(make_suite: Calla
                          ids=["pickle", "deepcopy"])
 def test_a_pickled_or_deep_copied_run_reads_and_is_checked_as_the_run(two_runs: tuple[Path, Path],
                                                                       duplicate: Callable[[Any], Any]) -> None:
-    """Review F20 (of R15): the journal's check, held by a weak reference, made ``pickle.dumps(run)`` and
-    ``copy.deepcopy(run)`` raise ``TypeError: cannot pickle 'WeakMethod' object`` (both worked before R15). The
+    """The journal's check, held by a weak reference, made ``pickle.dumps(run)`` and
+    ``copy.deepcopy(run)`` raise ``TypeError: cannot pickle 'WeakMethod' object`` (both worked before that check). The
     duplicate reads the run's records and refuses them, as the run does, once the folder holds another run."""
     first, second = two_runs
     run = duplicate(op.load_run(first))
@@ -659,7 +659,7 @@ def test_a_pickled_or_deep_copied_run_reads_and_is_checked_as_the_run(two_runs: 
 
 
 def test_a_run_folder_moved_after_it_was_loaded_says_it_is_gone(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
-    """Review R15: a frame not read yet of a run whose folder was moved said the run "went on, or was resumed" and to
+    """A frame not read yet of a run whose folder was moved said the run "went on, or was resumed" and to
     load it again from where it no longer is."""
     first = two_runs[0]
     run = op.load_run(first)
@@ -673,7 +673,7 @@ def test_a_run_folder_moved_after_it_was_loaded_says_it_is_gone(two_runs: tuple[
 
 
 def test_a_pooled_run_gives_the_records_of_its_runs_copies(make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review R15, ``op.load_runs``: each pooled run's records are those of its copy (5 + 8 = 13, as ``cases``), not
+    """``op.load_runs``: each pooled run's records are those of its copy (5 + 8 = 13, as ``cases``), not
     of its journal grown since (16), and once a run's copy was replaced no record is looked for in it."""
     first, second = tmp_path / "first", tmp_path / "second"
     suite = _stopped_after_five(make_suite, first)
@@ -689,7 +689,7 @@ def test_a_pooled_run_gives_the_records_of_its_runs_copies(make_suite: Callable[
 
 def test_a_run_whose_copy_lost_to_a_faster_process_gives_the_records_of_that_copy(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F19 (of R15): a Run that builds its copy while another process resumes the run and puts the fresh copy
+    """A Run that builds its copy while another process resumes the run and puts the fresh copy
     of 8 records in place drops its own copy of 5 and reads its frames from that one; its records stayed those of
     the 5 lines it had read: ``run.cases`` had 8 rows, ``run.records`` 5, and ``run.record("c07")`` said there is no
     case c07 in the run."""
@@ -715,7 +715,7 @@ def test_a_run_whose_copy_lost_to_a_faster_process_gives_the_records_of_that_cop
 
 def test_a_run_loaded_beside_a_torn_line_gives_no_record_a_resume_wrote_over_it(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Review F19 (of R15): a copy built while ``cases.jsonl`` ended in a torn line (the process died writing a
+    """A copy built while ``cases.jsonl`` ended in a torn line (the process died writing a
     record) records the file's size with the torn bytes; a Run that loaded that copy read every complete line ending
     within that size. A resume cuts the torn line and writes the rest of the run over its bytes: the Run held gave 8
     records (c05, c06, c07 of the resume, about 1,200 bytes each, within the torn line's 4,040 bytes) beside 5
@@ -735,11 +735,11 @@ def test_a_run_loaded_beside_a_torn_line_gives_no_record_a_resume_wrote_over_it(
         run.record("c05")
 
 
-# -- mutation round 23: the Run's records of one moment, whoever wrote its copy ------------------------------------
+# -- the Run's records of one moment, whoever wrote its copy ---------------------------------------------------------
 
 def test_m23_a_failed_write_columnar_keeps_the_records_of_the_frames(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 23: ``run.write_columnar()`` stopped (Ctrl-C while the copy was written) keeps the frames
+    """``run.write_columnar()`` stopped (Ctrl-C while the copy was written) keeps the frames
     read before, so it keeps their records: the 5 of the copy loaded, not the 8 of the journal it was reading."""
     from oloproof_nb._analysis import columnar
     from oloproof_nb._run.runner import run_suite
@@ -761,7 +761,7 @@ def test_m23_a_failed_write_columnar_keeps_the_records_of_the_frames(
 
 def test_m23_a_run_that_wrote_its_own_copy_reads_no_record_once_it_was_replaced(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """Mutation round 23: the check around each record read holds for a Run that built its copy itself (the first
+    """The check around each record read holds for a Run that built its copy itself (the first
     to load the run), not only for one that found a fresh copy: once the run was resumed and its new copy put in
     place, a record is refused as a frame not read yet is."""
     out = tmp_path / "run"
@@ -776,13 +776,13 @@ def test_m23_a_run_that_wrote_its_own_copy_reads_no_record_once_it_was_replaced(
 
 def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_that_copy(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review L1 (of mutation round 23): a Run that finds a fresh copy pins its records to where ``cases.jsonl`` ended
+    """A Run that finds a fresh copy pins its records to where ``cases.jsonl`` ended
     when that copy was built (``copied_size`` of the copy's ``_source.json``), not where the file ends when the pin
     is set: another process that resumes the run between the two (the copy left as it was) appends 3 records the
     copy's 5 frames rows do not hold. Pinned to the file's size then (or not pinned), ``run.records`` gave 8 records
     beside 5 ``cases`` and ``run.record("c07")`` a case of no frame. The manifest is put back as it was (its bytes and
     mtime): the other process has appended its records and not stamped the manifest yet. A manifest rewritten since
-    the copy makes the Run open the run again (review R48: the Run takes the manifest its copy was built from)."""
+    the copy makes the Run open the run again (the Run takes the manifest its copy was built from)."""
     from oloproof_nb._analysis import run_copy
 
     out = tmp_path / "run"
@@ -812,7 +812,7 @@ def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_
 
 def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutation round 23: a Run whose ``write_columnar`` could not write (its frames and records now both of the
+    """A Run whose ``write_columnar`` could not write (its frames and records now both of the
     journal it read into memory) is not refused when another process puts a copy in place: the copy it was loaded
     with is not what it reads any more."""
     from oloproof_nb._analysis import columnar, run_copy
@@ -831,7 +831,7 @@ def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
 
 
 def test_m23_an_unopened_run_reads_its_records_from_the_journal(two_runs: tuple[Path, Path]) -> None:
-    """Mutation round 23: a Run opened without its copy (``Run.unopened``) pins nothing, so nothing refuses its
+    """A Run opened without its copy (``Run.unopened``) pins nothing, so nothing refuses its
     records: 30 of them, c01 answering "bad" as the fixture wrote it."""
     run = op.Run.unopened(two_runs[0])
     assert len(run.records) == 30 and run.record("c01")["trajectory"]["answer"] == "bad"
@@ -840,7 +840,7 @@ def test_m23_an_unopened_run_reads_its_records_from_the_journal(two_runs: tuple[
 @pytest.mark.parametrize("now", ["a file", "an empty folder", "a damaged manifest"])
 def test_m23_a_run_folder_replaced_by_no_run_says_which(two_runs: tuple[Path, Path], tmp_path: Path,
                                                          now: str) -> None:
-    """Mutation round 23 (review R15's three lines): a run folder replaced by a file is gone; replaced by a
+    """The lines a run folder changed under a Run gives: a run folder replaced by a file is gone; replaced by a
     folder holding no readable run (a new run being created there: no manifest yet, or one cut short) it "no
     longer holds a readable run" — neither is a run that "went on, or was resumed"."""
     first = two_runs[0]
@@ -884,7 +884,7 @@ class Variant(DryRunFirst):
 
 def test_a_pooled_row_of_calls_every_with_a_replay_of_its_own_is_a_try(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review F25: a row of ``calls: every`` is one verdict over each call's replay. Run a (2 epochs of 6 cases)
+    """A row of ``calls: every`` is one verdict over each call's replay. Run a (2 epochs of 6 cases)
     recovers at both calls; the cache loses the second call's entries; run b (the agent's careless draw) takes
     the first call's replays from the cache and makes the second call's itself, which fail. The row was left out
     of the pooled pass^2 as a repeat of run a's, so the pool held only a's passes: rate 1, gate PASS. By hand,

@@ -140,7 +140,7 @@ def test_an_edge_of_more_than_15_digits_is_refused_and_15_digits_still_bin() -> 
 
 def test_a_declared_slice_of_more_than_50_edges_is_refused_and_50_still_bin(make_suite: Any,
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """Review R32: 1,000 edges in oloproof.yaml passed, and the report took 16 s to embed a plot 143,480 pixels wide
+    """1,000 edges in oloproof.yaml passed, and the report took 16 s to embed a plot 143,480 pixels wide
     (51 bins is already more than a reader compares). At load_suite, 50 edges give 51 bins; 51 are refused in one
     line, exit 2. A run stored before the rule still opens (its configuration read again), and a table asked for
     in Python is not refused."""
@@ -179,7 +179,7 @@ def test_suite_slices_are_validated_at_load(make_suite: Any, capsys: pytest.Capt
 
 
 def test_a_slice_listed_twice_is_refused(make_suite: Any) -> None:
-    """Review finding: ``["tool_calls:1", "tool_calls:01"]`` gave the report the same table twice (one headed
+    """``["tool_calls:1", "tool_calls:01"]`` gave the report the same table twice (one headed
     ``tool_calls:01``), both written to the same file."""
     root = make_suite([case("a", 1, True)], evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER,
                       slices=["tool_calls:1,2", "trajectory_length:1", "tool_calls:01,2"])
@@ -187,7 +187,7 @@ def test_a_slice_listed_twice_is_refused(make_suite: Any) -> None:
         op.load_suite(root)
     assert str(info.value).endswith("slices[2]: 'tool_calls:01,2' is slices[0] again (tool_calls:1,2); list each "
                                     "slice once")
-    # fresh-eyes review: a run stored before the rule (its configuration read again) must still open and gate
+    # a run stored before the rule (its configuration read again) must still open and gate
     from oloproof_nb._config.suite_config import parse_suite_config
 
     text = (root / "oloproof.yaml").read_text(encoding="utf-8")
@@ -351,7 +351,7 @@ def test_a_pooled_run_bins_each_row_by_its_own_runs_case(make_suite: Any, tmp_pa
 
 
 def test_a_pool_of_two_systems_says_its_bins_are_of_no_one_system(make_suite: Any, tmp_path: Path) -> None:
-    """Review U27: ``op.load_runs`` of v1's and v2's runs, sliced, gave each bin one rate of the two agents (v1's
+    """``op.load_runs`` of v1's and v2's runs, sliced, gave each bin one rate of the two agents (v1's
     answers 4 of 7, v2's 7 of 7: 11 of 14) without a word, where ``op.gate`` of the same pool BLOCKs
     (``mixed_systems``). It still gives the table, and warns; a pool of one system's runs does not."""
     root = make_suite(CASES, evaluators=EVALUATORS, system="sysmod:Counter", system_code=COUNTER)
@@ -394,7 +394,7 @@ def test_a_pool_of_two_case_files_says_its_bins_are_of_no_one_case_file(make_sui
 
 
 def test_a_cases_frame_holding_a_case_run_twice_is_one_line_not_a_pandas_error(unclustered: op.Run) -> None:
-    """Review R61: two runs' cases concatenated by hand into ``run.cases`` (instead of op.load_runs) hold each case run
+    """Two runs' cases concatenated by hand into ``run.cases`` (instead of op.load_runs) hold each case run
     twice, and the two rows may bin it apart; the lookup raised pandas' InvalidIndexError ("Reindexing only valid with
     uniquely valued Index objects"). It is now one line naming the case run."""
     cases = unclustered.cases
@@ -440,7 +440,7 @@ def test_a_single_case_no_bin_can_hold_is_named_too(tmp_path: Path) -> None:
 
 
 def test_a_reduced_case_is_never_reduced_over_part_of_its_epochs(tmp_path: Path) -> None:
-    """Review finding: under pass^2 a flaky case's 2 passing epochs (1 call) sit in ``<2`` and its failing one
+    """Under pass^2 a flaky case's 2 passing epochs (1 call) sit in ``<2`` and its failing one
     (2 calls) in ``≥2``. Each bin reduced the epochs it held, so ``<2`` counted the 4 flaky cases as sure
     passes (24 of 24, pass^2 1.0; supports adding to 28 for 24 cases) where the gate gives each 1/3, without a
     warning. A case is reduced over all its epochs: with them in two bins it fits none, and is named."""

@@ -214,7 +214,7 @@ def test_a_copy_labeled_invalid_is_scored_by_no_criterion(example_suite: Path, t
     from oloproof_nb.cli import main
 
     # the copy's same_state pair did not hold (the desk escalated the source's well-formed ticket and refunded the
-    # copy's malformed one: review R47's count, read from run.pairs by hand): left out, its failure no longer counts
+    # copy's malformed one: the broken count, read from run.pairs by hand): left out, its failure no longer counts
     pair = run.pairs.set_index("derived_id").loc[copy]
     assert (pair["relation"], bool(pair["holds"]), pair["label"]) == ("same_state", False, "invalid")
     note = ("1 copy labeled invalid, scored by no criterion: ord-018~injected (see op.validity(run)); it broke its "
@@ -277,7 +277,7 @@ def test_runs_made_with_different_labels_are_not_pooled(example_suite: Path, tmp
             op.load_runs([r.directory for r in order])
     c = op.run(op.load_suite(example_suite), out=tmp_path / "c", progress=False)
     assert len(op.load_runs([b.directory, c.directory]).verdicts) == len(b.verdicts) + len(c.verdicts)
-    # a reworded note, or one more judgement that moves no majority, labels no pair otherwise: pooled (review F2)
+    # a reworded note, or one more judgement that moves no majority, labels no pair otherwise: pooled
     _relabel(label_file, "ord-020~injected", ['{"case_id": "ord-020~injected", "valid": false, "labeler": "b", '
                                               '"note": "reworded"}',
                                               '{"case_id": "ord-020~injected", "valid": false, "labeler": "c"}'])
@@ -341,7 +341,7 @@ def test_copies_labeled_invalid_are_named_in_case_order_and_only_those_the_run_h
         op.run(op.load_suite(example_suite), out=tmp_path / "stopped", progress=stop_after_ten)
     stopped = op.load_run(tmp_path / "stopped")
     assert stopped.n_cases == 10 and unscored_copies(stopped) == invalid[:5]
-    run.cases = run.cases.iloc[::-1].reset_index(drop=True)  # mutation round 13: sorted, whatever the frame's order
+    run.cases = run.cases.iloc[::-1].reset_index(drop=True)  # sorted, whatever the frame's order
     assert unscored_copies(run) == invalid
 
 
@@ -445,7 +445,7 @@ def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
 
 
 def test_the_unscored_note_names_up_to_shown_copies_and_counts_the_rest() -> None:
-    """Mutation round 13, lines by hand: one copy, exactly three (no 'and 0 more'), four (one more), and a notebook's
+    """Lines by hand: one copy, exactly three (no 'and 0 more'), four (one more), and a notebook's
     twenty of twenty-two."""
     from oloproof_nb._analysis.validity import unscored_note
 
@@ -461,7 +461,7 @@ def test_the_unscored_note_names_up_to_shown_copies_and_counts_the_rest() -> Non
 
 
 def test_a_copy_labeled_invalid_is_named_once_whatever_its_epochs(example_suite: Path, tmp_path: Path) -> None:
-    """Mutation round 13: run with 2 epochs, ord-018~injected (labeled invalid) has two case runs and is one copy
+    """Run with 2 epochs, ord-018~injected (labeled invalid) has two case runs and is one copy
     scored by no criterion: named once, by unscored_copies and the gate."""
     from oloproof_nb._analysis.validity import unscored_copies
 
