@@ -145,7 +145,7 @@ def umask_kept() -> Iterator[None]:
         os.umask(old)
 
 
-def test_m23_the_umask_line_gives_the_modes_the_command_would_make(
+def test_the_umask_line_gives_the_modes_the_command_would_make(
         umask_kept: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Under umask 0230 (the owner's write bit taken) the line gives the modes of files and of
     folders, by hand: 0o666 & ~0o230 = 0o446 and 0o777 & ~0o230 = 0o547 (under umask 777 both were 0000)."""
@@ -159,7 +159,7 @@ def test_m23_the_umask_line_gives_the_modes_the_command_would_make(
 @pytest.mark.parametrize("argv", [["init", "--example", "false-success", "{tmp}/new"], ["run", "{tmp}/no-suite"],
                                   ["gate", "{tmp}/no-run"], ["report", "{tmp}/no-run", "--out", "{tmp}/r.md"],
                                   ["compare", "{tmp}/no-base", "{tmp}/no-candidate"]])
-def test_m23_every_command_that_makes_files_is_refused_under_a_blinding_umask(
+def test_every_command_that_makes_files_is_refused_under_a_blinding_umask(
         umask_kept: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     """Each of the five commands that make files (``compare`` opens two run folders, which
     builds their columnar copies) is refused before it looks at its arguments; ``receipt`` is not."""
@@ -171,7 +171,7 @@ def test_m23_every_command_that_makes_files_is_refused_under_a_blinding_umask(
     assert "contract error" in capsys.readouterr().err
 
 
-def test_m23_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
+def test_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
         umask_kept: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without ``/proc/self/status`` (macOS, a container that hides it) the umask is read by
     setting it and putting it back: 0o027 read, and 0o027 still the process's afterwards."""
@@ -189,7 +189,7 @@ def test_m23_the_umask_is_read_and_left_as_it_was_where_proc_cannot_be_read(
     assert os.umask(0o022) == 0o027
 
 
-def test_m23_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_when_it_is_gone(
+def test_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_when_it_is_gone(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An OSError without a file name (a full disk when the output is flushed) is its own words
     while the current folder exists; once ``os.getcwd`` fails the line says the folder is gone, with the error's

@@ -19,7 +19,7 @@ FLOAT = "digits, with a '.' or an exponent as needed, e.g. 0.5, 7 or 1e-3"
     ("run", "--workers", "1_6", "int", "digits only, e.g. 4"),
     ("run", "--epochs", "1_0", "int", "digits only, e.g. 4"),
 ])
-def test_l10_a_number_with_an_underscore_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_a_number_with_an_underscore_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                 command: str, option: str, value: str, kind: str,
                                                                 allowed: str) -> None:
     """Refused before anything is read or run (the folder does not exist), naming the option, the value as typed
@@ -36,7 +36,7 @@ def test_l10_a_number_with_an_underscore_is_refused_in_one_line(tmp_path: Path, 
 
 
 @pytest.mark.parametrize(("option", "value"), [("--workers", "many"), ("--epochs", "2.5")])
-def test_l10_an_int_option_that_is_no_number_keeps_argparse_s_words(tmp_path: Path, option: str, value: str,
+def test_an_int_option_that_is_no_number_keeps_argparse_s_words(tmp_path: Path, option: str, value: str,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """The helper's own reading keeps argparse's line for a value that is no number (not ``invalid _count value``)."""
     with pytest.raises(SystemExit) as info:
@@ -46,7 +46,7 @@ def test_l10_an_int_option_that_is_no_number_keeps_argparse_s_words(tmp_path: Pa
                                        "(see `oloproof run --help`)\n")
 
 
-def test_l10_plain_numbers_are_still_read() -> None:
+def test_plain_numbers_are_still_read() -> None:
     """Digits, a '.', an exponent and a sign still read as before (the helper refuses the '_' alone)."""
     from oloproof_nb.cli.parser import build_parser
 

@@ -63,7 +63,7 @@ def _stops() -> set[int]:
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
-def test_m66_hold_stops_holds_the_three_stops_and_gives_back_only_those_it_held() -> None:
+def test_hold_stops_holds_the_three_stops_and_gives_back_only_those_it_held() -> None:
     from oloproof_nb.cli.process import _hold_stops, _release_stops
 
     assert not _blocked() & _stops()
@@ -86,7 +86,7 @@ def test_m66_hold_stops_holds_the_three_stops_and_gives_back_only_those_it_held(
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
-def test_m66_the_stops_are_released_after_a_run_and_when_its_process_cannot_start(
+def test_the_stops_are_released_after_a_run_and_when_its_process_cannot_start(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
     """A command that ran (``main`` called in a notebook or a service) leaves its caller's signal mask as it found it;
     so does one whose run process could not be started (the system's process limit)."""

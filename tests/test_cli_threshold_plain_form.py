@@ -24,7 +24,7 @@ def test_a_plain_value_that_is_no_number_says_so_as_argparse_does(tmp_path: Path
                    "for one criterion) (see `oloproof gate --help`)\n")
 
 
-def test_l8_pass_threshold_on_a_run_folder_points_to_oloproof_yaml(make_suite: Any, tmp_path: Path,
+def test_pass_threshold_on_a_run_folder_points_to_oloproof_yaml(make_suite: Any, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """``oloproof gate RUN --pass-threshold 0.5`` on a run folder said the option was for Inspect AI
     logs only, and no word of where a python check's threshold goes: its ``pass_threshold:`` in oloproof.yaml, read

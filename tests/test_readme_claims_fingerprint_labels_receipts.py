@@ -28,7 +28,7 @@ from oloproof_nb.cli import main
 from oloproof_nb.errors import LabelFileError
 
 # --- README section 3: "The modules followed are those named at the top of a module (…, under an `if` or a `try`
-# too)". The `try` form is pinned by tests/_run/test_replay_cache_r37.py; the `if` form was not.
+# too)". The `try` form is pinned by tests/_run/test_replay_cache_helper_values.py; the `if` form was not.
 
 
 def test_a_helper_imported_under_an_if_at_the_top_is_part_of_the_fingerprint(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_an_observe_that_exits_is_missing_and_one_that_raises_an_exception_fails
 
 
 # --- README section 8, `oloproof receipt`: "a folder on that path swapped while it runs and back after is not seen".
-# A limit, pinned as the README states it (as tests/evaluators/test_fault_r37.py pins its own).
+# A limit, pinned as the README states it (as tests/evaluators/test_fault_applied_effect.py pins its own).
 
 GOOD = b'{"total": 3}\n'
 BAD = b'{"totl": 0}\n\n'  # as long as GOOD

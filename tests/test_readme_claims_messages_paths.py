@@ -76,8 +76,8 @@ def test_the_receipt_help_names_every_kind_of_json_error(capsys: pytest.CaptureF
 
 # --- README section 3: "The import statements of a module file over 1 MiB … are not read …: the file itself counts
 # by its bytes, the modules it names among its values are followed, but a helper it takes only a value from is not,
-# and a `UserWarning` names the file and the cap". tests/_config/test_imports_f33.py pins the helper taken by value;
-# the module held as a value, and the warning's once-per-content (imports.py: "once per file content, as this is
+# and a `UserWarning` names the file and the cap". tests/_config/test_imports_size_cap.py pins the helper taken by
+# value; the module held as a value, and the warning's once-per-content (imports.py: "once per file content, as this is
 # cached"), were not.
 
 DESK = ("import tools_c14_mod\nfrom rules_c14_val import LIMIT\n\n\nclass S:\n    def run(self, x):\n"
@@ -113,7 +113,7 @@ def test_a_module_over_the_cap_still_follows_the_modules_it_holds(tmp_path: Path
 
 # --- README section 7 (op.export_table): "a named pipe there is replaced, a symbolic link to a file is followed,
 # and a folder there, or a link to one, is refused". The pipe and the folder are pinned in
-# tests/_display/test_export_f33.py; the link to a file was not.
+# tests/_display/test_export_existing_path.py; the link to a file was not.
 
 
 def test_export_table_follows_a_link_to_a_file_and_keeps_the_link(tmp_path: Path) -> None:

@@ -565,7 +565,7 @@ def test_two_do_nothing_runs_pool_as_one(desk: Path) -> None:
     assert (len(pooled.cases), pooled.epochs, pooled.system_version) == (12, 2, "oloproof-noop")
 
 
-def test_m21_the_idle_rate_of_one_row_and_the_missing_rows_apart_from_the_failed_ones() -> None:
+def test_the_idle_rate_of_one_row_and_the_missing_rows_apart_from_the_failed_ones() -> None:
     """By hand: a criterion judged on one row that passed has rate 1/1 (not NaN: one row is a rate); 1 pass,
     2 fails and 1 missing count 1 missing (not the 2 fails); the repr shows a criterion without rows as n/a."""
     from oloproof_nb._analysis.baseline import Baseline, baseline_rates
@@ -578,7 +578,7 @@ def test_m21_the_idle_rate_of_one_row_and_the_missing_rows_apart_from_the_failed
     assert repr(Baseline(idle)) == "Baseline('idle-1', cases=4, one=1.000, mixed=0.250, silent=n/a)"  # type: ignore[arg-type]
 
 
-def test_m21_idle_columns_follow_the_criterion_not_the_row_label() -> None:
+def test_idle_columns_follow_the_criterion_not_the_row_label() -> None:
     """A gate table whose rows are labelled 5, 7, 9 (sorted or filtered by the caller): each row gets its own
     criterion's idle rate (hand count: 2/4 and none), three rows, not six half-empty ones."""
     from oloproof_nb._analysis.baseline import with_idle_columns
@@ -591,7 +591,7 @@ def test_m21_idle_columns_follow_the_criterion_not_the_row_label() -> None:
     assert out["passes_when_idle"].tolist() == [False, True, False]
 
 
-def test_m21_a_baseline_of_another_type_is_refused_in_one_line() -> None:
+def test_a_baseline_of_another_type_is_refused_in_one_line() -> None:
     """Neither op.baseline(suite), a Run nor a folder: an OloproofError naming what to give, not an AttributeError."""
     from oloproof_nb._analysis.baseline import check_baseline
     from oloproof_nb.errors import OloproofError

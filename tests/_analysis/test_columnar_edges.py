@@ -99,7 +99,7 @@ def test_an_abandoned_temporary_folder_of_mode_0_is_swept(tmp_path: Path) -> Non
                 folder.chmod(0o755)
 
 
-def test_m24_a_copy_of_a_run_folder_removed_meanwhile_makes_no_folder(tmp_path: Path) -> None:
+def test_a_copy_of_a_run_folder_removed_meanwhile_makes_no_folder(tmp_path: Path) -> None:
     """A copy's temporary folder is made in the run folder as it is (``parents=False``); a run
     folder removed since it was read (another process deleted it) is an error, never made again to hold a copy
     of frames."""

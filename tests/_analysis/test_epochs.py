@@ -1189,7 +1189,7 @@ def test_a_slice_s_pass_k_rate_counts_a_try_once(desk_runs: dict[str, op.Run]) -
     assert hand == 3 and (mine["rate"] * mine["support"]).sum() == pytest.approx(hand)
 
 
-def test_m21_the_mean_of_a_run_of_one_epoch_is_the_gates_unclustered_interval(runs: dict[int, op.Run]) -> None:
+def test_the_mean_of_a_run_of_one_epoch_is_the_gates_unclustered_interval(runs: dict[int, op.Run]) -> None:
     """epochs=1, one row per case and criterion: no clusters, so the gate takes Clopper–Pearson on the rows, and
     the mean reduction is the gate's (its Notes): the bounds are statsmodels' on the hand-counted passes."""
     from statsmodels.stats.proportion import proportion_confint

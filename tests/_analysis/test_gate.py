@@ -641,7 +641,7 @@ def _labeled_run(root: Path) -> Path:
     return root
 
 
-def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
+def test_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(tmp_path: Path) -> None:
     """The label check of a moved suite: c1~t labeled invalid when the run was made, the suite copied
     to another path (the old one left as it was) and c1~t relabeled valid there: the gate of the run in the copy
     names the copy's label file, not the unchanged one where the run was made."""
@@ -660,7 +660,7 @@ def test_m24_a_moved_suite_s_label_file_is_compared_where_the_run_folder_is_now(
     assert "(transform t: c1~t is labeled otherwise)" in said[0]
 
 
-def test_m24_a_moved_suite_of_no_release_yaml_is_compared_where_its_run_folder_is(tmp_path: Path) -> None:
+def test_a_moved_suite_of_no_release_yaml_is_compared_where_its_run_folder_is(tmp_path: Path) -> None:
     """The suite file (oloproof.yaml) makes the folder around a run folder a suite, not a
     release.yaml: a suite that has none, moved and its case file edited there, is named."""
     import shutil
@@ -675,7 +675,7 @@ def test_m24_a_moved_suite_of_no_release_yaml_is_compared_where_its_run_folder_i
         op.gate(op.load_run(moved / "runs" / "r"), release={"criteria": {"answer_matches": 0.1}})
 
 
-def test_m24_a_run_folder_beside_a_folder_named_like_the_suite_file_is_compared_with_its_own_suite(
+def test_a_run_folder_beside_a_folder_named_like_the_suite_file_is_compared_with_its_own_suite(
         tmp_path: Path) -> None:
     """A run folder kept at ``x/runs/r`` where ``x/oloproof.yaml`` is a folder, not a suite file:
     ``x`` is no suite, and the gate compares the run with the suite it was made from (release.yaml tightened there
@@ -688,7 +688,7 @@ def test_m24_a_run_folder_beside_a_folder_named_like_the_suite_file_is_compared_
         assert op.gate(op.load_run(kept.directory)).relaxed == ("criteria.answer_matches 0.6 → 0.5",)
 
 
-def test_m24_a_suite_reached_through_a_link_is_named_as_its_run_names_it(tmp_path: Path) -> None:
+def test_a_suite_reached_through_a_link_is_named_as_its_run_names_it(tmp_path: Path) -> None:
     """The run folder read through a link to its suite (``l`` → ``s``) sits in the very folder
     the run was made in: the gate names that folder's release.yaml as the manifest names it (``s``), once."""
     suite = make_suite(tmp_path / "s", [True] * 9 + [False], release={"criteria": {"answer_matches": 0.5}})
@@ -703,7 +703,7 @@ def test_m24_a_suite_reached_through_a_link_is_named_as_its_run_names_it(tmp_pat
     assert g.weaker_than == f"{suite / 'release.yaml'} as it is now"
 
 
-def test_m24_a_suite_moved_whose_old_path_is_a_loop_of_links_is_compared_where_its_run_folder_is(
+def test_a_suite_moved_whose_old_path_is_a_loop_of_links_is_compared_where_its_run_folder_is(
         tmp_path: Path) -> None:
     """A bug: the suite moved, its release.yaml tightened there, and where it was made a link
     to itself. ``resolve`` of that path raised RuntimeError before Python 3.13 (3.13 resolves a loop as it is),
@@ -1316,7 +1316,7 @@ def test_run_cluster_ids_missing_or_unhashable_go_to_is_clustered(column: pd.Ser
         assert gate_module._ids_repeat(column) is True
 
 
-def test_l8_the_gate_works_out_the_stored_pair_labels_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_gate_works_out_the_stored_pair_labels_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The majorities of the labels a run stored (``pair_labels``) were worked out four times a gate
     (``op.validity``, the copies the verdicts leave out, twice, and the label-drift check), each a pass over 50,000
     judgements at 100,000 cases. Counted, not timed: once for the stored labels of each transform, once for the

@@ -39,7 +39,7 @@ class _Copy:
             raise CopyChangedError("the copy was replaced")
 
 
-def test_m23_cases_indexed_again_keep_the_end_they_were_first_indexed_to(tmp_path: Path) -> None:
+def test_cases_indexed_again_keep_the_end_they_were_first_indexed_to(tmp_path: Path) -> None:
     """A journal indexed at 3 records (none pinned) whose lines moved under it (``record``
     finds another case where its line was, and indexes the file again) reads the 3 records of its moment, not
     the fourth appended since: the first index pins its end."""
@@ -72,7 +72,7 @@ def _replaced_during(monkeypatch: pytest.MonkeyPatch, name: str, copy: _Copy) ->
     ("_read_lines", lambda journal: journal.records()),
     ("read_jsonl", lambda journal: journal.replay_flags()),
 ])
-def test_m23_a_copy_replaced_while_the_journal_is_read_is_caught_after_the_read(
+def test_a_copy_replaced_while_the_journal_is_read_is_caught_after_the_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str, read: Any) -> None:
     """The journal is "checked before and after each read": a copy put in place while the
     lines were read (the check before passed) refuses what was read, for the index, a record, the stored cases,

@@ -737,7 +737,7 @@ def test_a_run_loaded_beside_a_torn_line_gives_no_record_a_resume_wrote_over_it(
 
 # -- the Run's records of one moment, whoever wrote its copy ---------------------------------------------------------
 
-def test_m23_a_failed_write_columnar_keeps_the_records_of_the_frames(
+def test_a_failed_write_columnar_keeps_the_records_of_the_frames(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``run.write_columnar()`` stopped (Ctrl-C while the copy was written) keeps the frames
     read before, so it keeps their records: the 5 of the copy loaded, not the 8 of the journal it was reading."""
@@ -759,7 +759,7 @@ def test_m23_a_failed_write_columnar_keeps_the_records_of_the_frames(
     assert len(run.cases) == 5 and len(run.records) == 5
 
 
-def test_m23_a_run_that_wrote_its_own_copy_reads_no_record_once_it_was_replaced(
+def test_a_run_that_wrote_its_own_copy_reads_no_record_once_it_was_replaced(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """The check around each record read holds for a Run that built its copy itself (the first
     to load the run), not only for one that found a fresh copy: once the run was resumed and its new copy put in
@@ -810,7 +810,7 @@ def test_a_run_resumed_just_after_its_fresh_copy_was_found_gives_the_records_of_
         run.record("c07")
 
 
-def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
+def test_frames_kept_in_memory_are_checked_against_no_copy(
         make_suite: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Run whose ``write_columnar`` could not write (its frames and records now both of the
     journal it read into memory) is not refused when another process puts a copy in place: the copy it was loaded
@@ -830,7 +830,7 @@ def test_m23_frames_kept_in_memory_are_checked_against_no_copy(
     assert run.record("c07")["case"]["id"] == "c07"
 
 
-def test_m23_an_unopened_run_reads_its_records_from_the_journal(two_runs: tuple[Path, Path]) -> None:
+def test_an_unopened_run_reads_its_records_from_the_journal(two_runs: tuple[Path, Path]) -> None:
     """A Run opened without its copy (``Run.unopened``) pins nothing, so nothing refuses its
     records: 30 of them, c01 answering "bad" as the fixture wrote it."""
     run = op.Run.unopened(two_runs[0])
@@ -838,7 +838,7 @@ def test_m23_an_unopened_run_reads_its_records_from_the_journal(two_runs: tuple[
 
 
 @pytest.mark.parametrize("now", ["a file", "an empty folder", "a damaged manifest"])
-def test_m23_a_run_folder_replaced_by_no_run_says_which(two_runs: tuple[Path, Path], tmp_path: Path,
+def test_a_run_folder_replaced_by_no_run_says_which(two_runs: tuple[Path, Path], tmp_path: Path,
                                                          now: str) -> None:
     """The lines a run folder changed under a Run gives: a run folder replaced by a file is gone; replaced by a
     folder holding no readable run (a new run being created there: no manifest yet, or one cut short) it "no

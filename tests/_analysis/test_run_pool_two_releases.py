@@ -55,7 +55,7 @@ def test_a_comparison_of_runs_of_two_releases_says_so(make_suite: Callable[..., 
     assert not [note for note in op.compare(op.load_run(old), op.load_run(new)).notes if "oloproof_nb" in note]
 
 
-def test_l8_a_comparison_of_two_releases_names_the_run_to_make_again(make_suite: Callable[..., Path],
+def test_a_comparison_of_two_releases_names_the_run_to_make_again(make_suite: Callable[..., Path],
                                                                      tmp_path: Path) -> None:
     """The hint "run the base again with this release" named no release, and told to run the base again when the
     base was the run of the installed release and the candidate the older one: the run the installed release did not

@@ -34,7 +34,7 @@ def test_validity_reads_the_pairs_of_the_run_as_read_not_an_edited_n_cases(make_
     assert op.gate(run).reason.startswith("edited_frames: run.manifest.n_cases")  # the gate still says so
 
 
-def test_m66_a_pool_counts_the_pairs_of_each_members_manifest(make_suite: Callable[..., Path],
+def test_a_pool_counts_the_pairs_of_each_members_manifest(make_suite: Callable[..., Path],
                                                               tmp_path: Path) -> None:
     """The pairs are each member's, not the pool's first. A run of c1, c2 pooled with one of c1,
     c2, c3 killed after its first record (no c3~t recorded): 3 pairs derived (c1~t, c2~t, c3~t, by hand), the pool's

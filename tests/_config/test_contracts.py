@@ -244,7 +244,7 @@ def test_a_minimal_contract_requires_a_fresh_artifact_found_beside_the_contract_
 # -- more edges found by mutation testing -------------------------------------------------------------------
 
 
-def test_m22_of_two_unknown_keys_in_a_command_validator_the_first_written_is_named(tmp_path: Path) -> None:
+def test_of_two_unknown_keys_in_a_command_validator_the_first_written_is_named(tmp_path: Path) -> None:
     """``{"comand": [...], "argv": [...]}``: the misspelt key the user wrote first is the one named (with the
     missing ``command`` it stands for, pydantic lists the missing key first and the unknown ones after)."""
     path = _write(tmp_path, json.dumps({**MINIMAL, "validator": {"comand": ["python3", "check.py"], "argv": ["x"]}}))

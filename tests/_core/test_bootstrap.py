@@ -12,7 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 from oloproof_nb._core.bootstrap import bca_ratio, cluster_bootstrap_from_sums
 
 
-def test_m21_the_lower_bound_never_exceeds_the_estimate_whatever_the_resamples():
+def test_the_lower_bound_never_exceeds_the_estimate_whatever_the_resamples():
     """5 clusters passing 0, 2, 1, 0, 3 of 4, 4, 3, 3, 3 rows: p̂ = 6/17 (hand count). Two resamples at seed 3 put
     the BCa lower quantile at 0.50, above p̂, and the all-pass cap (α/2)^(1/n_min) = 0.025^(1/4.45) ≈ 0.47 is above
     p̂ too: only the cap at p̂ keeps the interval around its estimate."""
@@ -23,7 +23,7 @@ def test_m21_the_lower_bound_never_exceeds_the_estimate_whatever_the_resamples()
     assert iv.low == 6 / 17 <= iv.estimate < iv.high
 
 
-def test_m21_one_resample_at_the_estimate_falls_back_to_clopper_pearson():
+def test_one_resample_at_the_estimate_falls_back_to_clopper_pearson():
     """10 single-row clusters, 5 passing; the one resample at seed 1 draws 5 passes again, so both BCa ends are
     0.5 = p̂: a zero-width interval, given as Clopper–Pearson on n_min = 10 with 5 successes (statsmodels)."""
     k, m = np.array([1] * 5 + [0] * 5), np.ones(10, dtype=np.int64)

@@ -359,7 +359,7 @@ def test_the_same_share_reason_needs_every_cluster_at_the_overall_rate():
 # ---------------------------------------------------------------- edges found by mutation testing
 
 
-def test_m21_cr2_of_one_cluster_is_nan_without_a_numpy_warning():
+def test_cr2_of_one_cluster_is_nan_without_a_numpy_warning():
     """cr2_se's "NaN when G < 2" is the guard's, not a 0/0 of the formula: one cluster of N rows has 1 − m/N = 0,
     which divides by zero (a RuntimeWarning for whoever calls ``op.cluster_se(kind="CR2")``) on the way to NaN."""
     import warnings
@@ -370,7 +370,7 @@ def test_m21_cr2_of_one_cluster_is_nan_without_a_numpy_warning():
     assert rate == 2 / 3 and np.isnan(se)  # hand count; no standard error from one cluster
 
 
-def test_m21_a_cluster_that_passes_every_row_raises_no_numpy_warning():
+def test_a_cluster_that_passes_every_row_raises_no_numpy_warning():
     """A cluster with no failure is no "type" of the knapsack over failing clusters: j = 0 would divide by zero
     (numpy's floor_divide warning on every gate with a perfect cluster). The bound is the brute-force minimum."""
     import warnings
@@ -382,7 +382,7 @@ def test_m21_a_cluster_that_passes_every_row_raises_no_numpy_warning():
     assert iv.low == pytest.approx(brute_force_low(k.tolist(), m.tolist()), abs=1e-12)
 
 
-def test_m21_the_interval_does_not_depend_on_the_order_of_the_clusters_to_the_last_bit():
+def test_the_interval_does_not_depend_on_the_order_of_the_clusters_to_the_last_bit():
     """Sizes 1, 6, 5, 6, 1: summed in other orders, Σm²/(N−m)² and its kin differ in the last bits, and so did the
     Bell–McCaffrey degrees of freedom the bounds use. Every one of the 120 orders gives one interval, bit for bit,
     and its ends are the brute-force minimum over better data sets (tests/_cr2_reference.py)."""
@@ -398,7 +398,7 @@ def test_m21_the_interval_does_not_depend_on_the_order_of_the_clusters_to_the_la
     assert cr2.bell_mccaffrey_df(m) == pytest.approx(cr2_matrix(y, cl)[2], rel=1e-12)
 
 
-def test_m21_up_to_64_failures_kept_the_worst_spread_is_the_exact_knapsack(monkeypatch):
+def test_up_to_64_failures_kept_the_worst_spread_is_the_exact_knapsack(monkeypatch):
     """README §6: the worst case over better data sets is "found exactly by a small knapsack over cluster types up
     to 64 failures, bounded by its Lagrangian dual beyond". A run with 66 failures: J' = 1..64 go to the knapsack,
     65 and 66 to the dual; at J' = 64 the dual is looser here (measured: the bound 0.24250 instead of 0.24280)."""

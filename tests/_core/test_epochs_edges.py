@@ -256,7 +256,7 @@ def test_fractional_bounds_with_a_denominator_are_the_brute_force_minimum_over_t
     assert iv.high == pytest.approx(1 - ref.brute_force_low([r - h for r, h in zip(rows, hits, strict=True)], rows),
                                     abs=1e-12)
 
-def test_m21_parse_reduce_takes_k_up_to_the_largest_number_of_epochs() -> None:
+def test_parse_reduce_takes_k_up_to_the_largest_number_of_epochs() -> None:
     """A suite may run up to MAX_EPOCHS = 10,000 epochs (five digits), so pass^10000 and pass@10000 are reductions."""
     from oloproof_nb._config.suite_config import MAX_EPOCHS
 
@@ -266,13 +266,13 @@ def test_m21_parse_reduce_takes_k_up_to_the_largest_number_of_epochs() -> None:
 
 
 @pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
-def test_m21_k_true_is_refused_not_read_as_one(estimator) -> None:
+def test_k_true_is_refused_not_read_as_one(estimator) -> None:
     """bool is an int in Python; k=True is a slip, not pass^1 (the docstring: k a whole number ≥ 1)."""
     with pytest.raises(ValueError, match=r"k=True must be a whole number ≥ 1"):
         estimator([3], [2], True)
 
 
-def test_m21_values_are_scaled_exactly_up_to_2_000_000_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_values_are_scaled_exactly_up_to_2_000_000_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     """README §6: "Above 2,000,000 scaled rows D is made smaller and the values rounded down" — at 2,000,000 the
     rows are the values' own (Σm·D), above it D becomes ⌊2,000,000/Σm⌋ (hand counts), and at least 1 when Σm
     alone exceeds 2,000,000 (0 would leave no row). The bound's solver is replaced by a recorder: the rows it is
@@ -317,27 +317,27 @@ def test_values_rounded_to_a_smaller_denominator_take_the_upper_bound_from_the_v
     assert given == [([0, 1], [2, 2]), ([1, 0], [2, 2])]
 
 
-def test_m21_a_value_of_zero_is_zero_not_minus_zero() -> None:
+def test_a_value_of_zero_is_zero_not_minus_zero() -> None:
     """C(0, 2)/C(5, 2) and C(1, 2)/C(5, 2) are 0 (hand count); the product Π(c − i)/(n − i) passes through a
     negative factor there ((0 − 1)/4), which without the clip at 0 gave −0.0, shown as "-0.0" in by-case frames."""
     values = op.pass_hat_k([5, 5, 3], [0, 1, 0], 2)
     assert values.tolist() == [0.0, 0.0, 0.0] and not np.signbit(values).any()
 
 
-def test_m21_a_negative_sum_is_refused_even_a_small_one() -> None:
+def test_a_negative_sum_is_refused_even_a_small_one() -> None:
     """The docstring: 0 ≤ sums ≤ sizes; only rounding noise (1e-12) is let through, not −0.25."""
     with pytest.raises(ValueError, match="0 ≤ sums ≤ sizes"):
         fractional_interval([-0.25, 1.0, 0.5], [1, 1, 1])
 
 
-def test_m21_the_mean_reduction_is_the_share_of_passing_epochs() -> None:
+def test_the_mean_reduction_is_the_share_of_passing_epochs() -> None:
     """mean = c/n per case (hand counts 3/4, 5/5, 0/2, 1/3), not a whole-number division."""
     from oloproof_nb._core.epochs import reduce_counts
 
     assert reduce_counts([4, 5, 2, 3], [3, 5, 0, 1], "mean").tolist() == [0.75, 1.0, 0.0, 1 / 3]
 
 
-def test_m67_sums_a_float_hair_below_a_whole_number_of_rows_are_not_rounded_down() -> None:
+def test_sums_a_float_hair_below_a_whole_number_of_rows_are_not_rounded_down() -> None:
     """pass^2 of 3 epochs, one cluster of cases with 2, 3 and 3 passes: values C(c, 2)/C(3, 2) =
     1/3, 1, 1, exactly 7/3 (hand count with fractions), so with D = 3 the cluster is 7 passing rows of 9. Summed in
     floats the values give 2.333…3 and 3 × that is 6.999999999999999: floored without a tolerance it read 6 passing
@@ -363,7 +363,7 @@ def test_m67_sums_a_float_hair_below_a_whole_number_of_rows_are_not_rounded_down
     assert given == [([7, 0], [9, 3]), ([2, 3], [9, 3])]  # passes 7 and 0, failures 9 − 7 and 3 − 0
 
 
-def test_m67_reduce_counts_gives_pass_hat_k_for_pass_caret_and_pass_at_k_for_pass_at() -> None:
+def test_reduce_counts_gives_pass_hat_k_for_pass_caret_and_pass_at_k_for_pass_at() -> None:
     """Mutant: the two estimators swapped in ``reduce_counts`` went unseen. Hand counts, 5 epochs with 3
     passes: pass^2 = C(3, 2)/C(5, 2) = 3/10, pass@2 = 1 − C(2, 2)/C(5, 2) = 9/10."""
     from oloproof_nb._core.epochs import reduce_counts

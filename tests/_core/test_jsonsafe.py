@@ -289,7 +289,7 @@ def test_a_deep_value_made_on_access_is_not_called_a_back_reference() -> None:
     assert info.value.too_deep and "refers to itself (it is" not in str(info.value)
 
 
-def test_m23_a_back_reference_through_an_enum_member_is_named_too() -> None:
+def test_a_back_reference_through_an_enum_member_is_named_too() -> None:
     """An enum member is converted through its value, which takes no key, so the walk back
     down the path steps through it too: the member whose value holds the member itself is named at ``x.self``,
     pointing back to the object at ``x`` (hand count: the member is reached after 1 key and again after 2)."""
@@ -304,7 +304,7 @@ def test_m23_a_back_reference_through_an_enum_member_is_named_too() -> None:
     assert not info.value.too_deep
 
 
-def test_m23_a_back_reference_through_a_mapping_that_is_no_dict_is_named_too() -> None:
+def test_a_back_reference_through_a_mapping_that_is_no_dict_is_named_too() -> None:
     """The walk back down the path follows any Mapping, as the conversion does: a
     ``UserDict`` holding itself is named at ``u.me``, pointing back to the object at ``u``."""
     from collections import UserDict

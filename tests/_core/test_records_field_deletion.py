@@ -33,7 +33,7 @@ def test_a_stored_suite_field_cannot_be_deleted() -> None:
     assert stored.release is None
 
 
-def test_m66_deleting_a_name_that_is_no_field_is_refused_as_pydantic_refuses_it() -> None:
+def test_deleting_a_name_that_is_no_field_is_refused_as_pydantic_refuses_it() -> None:
     """Only fields are kept by the override; any other name goes to pydantic, which says it has
     no such attribute (a ``del`` that did nothing would hide a typo)."""
     manifest = _manifest()

@@ -16,14 +16,14 @@ from oloproof_nb.errors import quote
 
 @pytest.mark.parametrize("value", [float("nan"), np.float64("nan"), np.float32("nan"), np.float16("nan"),
                                    np.longdouble("nan")])
-def test_l10_nan_of_any_float_type_is_nan_and_missing(value: Any) -> None:
+def test_nan_of_any_float_type_is_nan_and_missing(value: Any) -> None:
     assert scoremap._is_nan(value) and not scoremap._is_infinite(value)
     assert at_threshold(value, 0.5) == at_threshold(value, -1e300) == "missing"
 
 
 @pytest.mark.parametrize("text", ["inf", "-inf"])
 @pytest.mark.parametrize("kind", [float, np.float64, np.float32, np.float16, np.longdouble])
-def test_l10_an_infinity_of_any_float_type_is_infinite_and_missing(kind: Any, text: str) -> None:
+def test_an_infinity_of_any_float_type_is_infinite_and_missing(kind: Any, text: str) -> None:
     value = kind(text)
     assert scoremap._is_infinite(value) and not scoremap._is_nan(value)
     assert at_threshold(value, 0.5) == "missing"  # np.longdouble("inf") passed
@@ -34,13 +34,13 @@ def test_l10_an_infinity_of_any_float_type_is_infinite_and_missing(kind: Any, te
 
 @pytest.mark.parametrize("value", [0, 1, -3, 10**400, -(10**400), True, 0.5, np.longdouble("0.25"), np.int64(7),
                                    np.float32(1e38), "nan", "inf", None, {"a": float("nan")}, [float("inf")]])
-def test_l10_a_finite_number_or_no_number_is_neither(value: Any) -> None:
+def test_a_finite_number_or_no_number_is_neither(value: Any) -> None:
     """An int of any size is compared, never converted (``math.isnan(10**400)`` raises OverflowError); text that
     spells nan or inf, a dict, a list or None is no number at all."""
     assert not scoremap._is_nan(value) and not scoremap._is_infinite(value)
 
 
-def test_l10_finite_numbers_keep_their_verdicts() -> None:
+def test_finite_numbers_keep_their_verdicts() -> None:
     assert at_threshold(np.longdouble("0.75"), 0.5) == "pass" and at_threshold(np.longdouble("0.25"), 0.5) == "fail"
     assert at_threshold(10**400, 1) == "pass" and at_threshold(-(10**400), 1) == "fail"
     assert on_default_scale(float("inf")) is None and on_default_scale(float("nan")) is None

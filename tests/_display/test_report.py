@@ -1338,7 +1338,7 @@ def _failing_prose(md_path: Path) -> str:
     return md_path.read_text(encoding="utf-8").split("## Cases that did not pass")[1].split("\n### ")[0]
 
 
-def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_its_epochs(make_suite: Any,
+def test_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_its_epochs(make_suite: Any,
                                                                                         tmp_path: Path,
                                                                                         plots_not_encoded: None,
                                                                                         ) -> None:
@@ -1381,7 +1381,7 @@ def test_m24_cases_are_listed_in_the_case_file_s_order_and_a_reduced_case_with_i
                                                                                       ("alpha", "0.667")]
 
 
-def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch(make_suite: Any,
+def test_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch(make_suite: Any,
                                                                                tmp_path: Path,
                                                                                     plots_not_encoded: None) -> None:
     """Two runs of 3 epochs pooled: a case's rows by run, then epoch, with both columns (run_id
@@ -1412,7 +1412,7 @@ def test_m24_a_pool_of_runs_with_epochs_lists_each_case_s_rows_by_run_then_epoch
 
 
 @pytest.mark.parametrize("failing", [20, 21])
-def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(make_suite: Any, tmp_path: Path,
+def test_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(make_suite: Any, tmp_path: Path,
                                                                            failing: int,
                                                                            plots_not_encoded: None) -> None:
     """The cap of 20: 20 failing cases (of 22, by hand) are all listed with no "more"; 21 list
@@ -1432,7 +1432,7 @@ def test_m24_twenty_failing_cases_are_all_listed_and_twenty_one_say_one_more(mak
     assert "pass^k" not in prose
 
 
-def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Path,
+def test_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Path,
                                                                     plots_not_encoded: None) -> None:
     """A bug a mutant showed: two runs of 2 epochs pooled, the second taking every fault replay from the
     replay cache. The gate counts each repeated replay once (pass^2 of 2 tries a case); the report listed its
@@ -1460,7 +1460,7 @@ def test_m24_a_replay_the_cache_repeated_is_not_an_epoch_of_its_own(tmp_path: Pa
     assert rows == [] and note.startswith("INSUFFICIENT_EVIDENCE, with no cases that did not pass: too_few_epochs")
 
 
-def test_m24_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text(make_suite: Any,
+def test_the_note_of_a_criterion_with_no_case_to_name_quotes_the_run_as_text(make_suite: Any,
                                                                                 tmp_path: Path) -> None:
     """A gated criterion with no row (a fault_recovery whose tool no case called) gets a note
     and no table; its reason quotes the tool's name, the user's text (`**`, `<i>`, `|`, backticks), shown as it is

@@ -134,7 +134,7 @@ def test_make_folders_removes_what_it_made_when_the_umask_takes_an_owners_permis
         os.umask(old)
 
 
-def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_after_any_error(tmp_path: Path) -> None:
+def test_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_after_any_error(tmp_path: Path) -> None:
     """A file where the folder (or one of its parents) goes is an error, as for
     ``mkdir(parents=True, exist_ok=True)``, never a folder taken as made; an error other than the umask's (a name
     too long for the file system, made after its parents) removes the parents this call made; the umask's error
@@ -160,7 +160,7 @@ def test_m24_make_folders_refuses_a_file_where_the_folder_goes_and_cleans_up_aft
         os.umask(old)
 
 
-def test_m24_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
+def test_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``make_folders`` finds ``a`` missing, and another process makes it before this call does
     (``mkdir`` raises FileExistsError): it is used as it is; and when this call then fails (a umask that takes

@@ -787,7 +787,7 @@ def test_a_validator_run_after_a_case_gets_the_case_timeout(artifact: Path) -> N
         (np.int32(0), "verified", 0),
     ],
 )
-def test_m22_a_validator_returning_numpy_bools_or_ints_is_read_like_python_ones(
+def test_a_validator_returning_numpy_bools_or_ints_is_read_like_python_ones(
         artifact: Path, returned: object, status: str, code: int) -> None:
     # before: "validator v returned bool; expected bool, int or None" and an unverified receipt
     set_mtime(artifact, T0 + timedelta(minutes=1))
@@ -797,7 +797,7 @@ def test_m22_a_validator_returning_numpy_bools_or_ints_is_read_like_python_ones(
     assert (r.status, ev.validator_exit_code, ev.validator_error) == (status, code, None)
 
 
-def test_m22_a_file_removed_while_its_validator_runs_is_unverified(artifact: Path) -> None:
+def test_a_file_removed_while_its_validator_runs_is_unverified(artifact: Path) -> None:
     """A validator (or a racing process) that removes the artifact after it was digested: what was digested is no
     longer there, so the receipt cannot say the validator's result and the digest are of one file."""
     set_mtime(artifact, T0 + timedelta(minutes=5))
@@ -821,7 +821,7 @@ def test_m22_a_file_removed_while_its_validator_runs_is_unverified(artifact: Pat
         ("not a report", "unverified", None, "validator v raised SystemExit"),  # text: no exit code to read
     ],
 )
-def test_m22_a_callable_validator_calling_sys_exit_without_a_number(artifact: Path, code: object, status: str,
+def test_a_callable_validator_calling_sys_exit_without_a_number(artifact: Path, code: object, status: str,
                                                                     exit_code: int | None, error: str | None) -> None:
     set_mtime(artifact, T0 + timedelta(minutes=1))
     c = OutcomeContract(artifact_id="monthly-report", validator="v")
@@ -831,7 +831,7 @@ def test_m22_a_callable_validator_calling_sys_exit_without_a_number(artifact: Pa
 
 @pytest.mark.parametrize(("given", "source"), [({}, "system_observe"),
                                                ({"evidence_source": "vendor_api"}, "vendor_api")])
-def test_m22_an_observe_dict_keeps_its_own_evidence_source_and_defaults_to_system_observe(
+def test_an_observe_dict_keeps_its_own_evidence_source_and_defaults_to_system_observe(
         given: dict[str, str], source: str) -> None:
     from oloproof_nb._run.observe import collect_evidence
 

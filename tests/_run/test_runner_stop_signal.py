@@ -83,7 +83,7 @@ def test_a_resume_keeps_the_stops_signal_in_abrupt_ends(tmp_path: Path, signal_n
     # that cut c2 short is the first after it (read_in_flight's rule for an end), not the resume's SIGTERM
     ([{"case": "c2", "epoch": 1}, {"stopped": True}, {"stopped": True, "signal": "SIGTERM"}], None),
 ])
-def test_m66_the_stop_signal_read_is_that_of_the_stop_after_the_last_case_started(tmp_path: Path, notes: list,
+def test_the_stop_signal_read_is_that_of_the_stop_after_the_last_case_started(tmp_path: Path, notes: list,
                                                                                   read: str | None) -> None:
     """A case run's start forgets the signal of an earlier stop, and a stop that names no
     signal leaves the one named before it; the stop read is the first after the last case started."""

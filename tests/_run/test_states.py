@@ -229,7 +229,7 @@ def test_a_states_file_written_with_spaces_reads_back(tmp_path: Path) -> None:
 # -- edges no other test pins ------------------------------------------------------------------------------
 
 
-def test_m22_a_line_whose_address_is_not_ascii_is_damage_named_by_its_line_not_a_decode_error(tmp_path: Path) -> None:
+def test_a_line_whose_address_is_not_ascii_is_damage_named_by_its_line_not_a_decode_error(tmp_path: Path) -> None:
     """A line shaped like a node but with 64 non-ASCII bytes where the address goes gave UnicodeDecodeError (from
     ``op.load_run(...)`` and ``oloproof run --resume``) instead of the damaged-run line the other bad lines give."""
     [ref] = write(tmp_path, catalog(3))
@@ -247,7 +247,7 @@ def test_m22_a_line_whose_address_is_not_ascii_is_damage_named_by_its_line_not_a
     assert exact(StateReader(tmp_path)(ref)) == exact(catalog(3))
 
 
-def test_m22_a_line_whose_address_is_not_64_characters_is_indexed_by_its_json_ref(tmp_path: Path) -> None:
+def test_a_line_whose_address_is_not_64_characters_is_indexed_by_its_json_ref(tmp_path: Path) -> None:
     """Only a line of the store's own shape (``{"ref":"`` + 64 characters + ``","node":``) is indexed from its first
     bytes; another (a short ref written by hand) is read as JSON, so its ref is the one it says, and reading it
     names the line whose text is not what its address says (not a state that is missing)."""
@@ -259,7 +259,7 @@ def test_m22_a_line_whose_address_is_not_64_characters_is_indexed_by_its_json_re
         StateReader(tmp_path)("abc")
 
 
-def test_m22_a_node_holding_two_values_is_damage_named_by_its_line(tmp_path: Path) -> None:
+def test_a_node_holding_two_values_is_damage_named_by_its_line(tmp_path: Path) -> None:
     """``"node":1,2``: read in one batch with the other nodes it gave one value too many; the line is named as
     damaged (not a ValueError from pairing the values with their lines)."""
     [ref] = write(tmp_path, catalog(3))
@@ -271,7 +271,7 @@ def test_m22_a_node_holding_two_values_is_damage_named_by_its_line(tmp_path: Pat
         StateReader(tmp_path).many([ref, forged])
 
 
-def test_m23_a_line_of_the_stores_length_under_another_key_is_no_address(tmp_path: Path) -> None:
+def test_a_line_of_the_stores_length_under_another_key_is_no_address(tmp_path: Path) -> None:
     """The fast read needs the line to start ``{"ref":"``; a line with another key of the same
     length in its place (``{"rex":"`` + 64 characters + ``","node":``) has no ref, and is damage named by its
     line, not an address taken from where the ref would be."""

@@ -17,7 +17,7 @@ def _case(answer: Any) -> Case:
 # -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
-def test_m22_a_case_that_recorded_no_trajectory_is_missing_not_judged() -> None:
+def test_a_case_that_recorded_no_trajectory_is_missing_not_judged() -> None:
     """No failure, but no trajectory either: nothing to compare the expected answer with."""
     ctx = CaseContext(case=_case("refunded"), status="completed", trajectory=None, state=None)
     result = AnswerMatches(type="answer_matches").evaluate(ctx)
@@ -26,7 +26,7 @@ def test_m22_a_case_that_recorded_no_trajectory_is_missing_not_judged() -> None:
     assert result.comparisons == []
 
 
-def test_m22_a_failing_answer_says_both_answers_and_a_passing_one_gives_no_reason() -> None:
+def test_a_failing_answer_says_both_answers_and_a_passing_one_gives_no_reason() -> None:
     ev = AnswerMatches(type="answer_matches")
     refused = CaseContext(case=_case("refunded"), status="completed", trajectory=Trajectory(answer="refused"),
                           state=None)

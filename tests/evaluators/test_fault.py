@@ -804,7 +804,7 @@ class _EndsWith(_FakeRun):
     ("refunded", "I could not issue the refund", "pass"),  # the replay admits the failure
     ("I could not issue the refund", "refunded", "fail"),  # the replay claims success (the recording admitted)
 ])
-def test_m22_the_honest_answer_is_looked_for_in_the_faulted_replay_not_the_recording(
+def test_the_honest_answer_is_looked_for_in_the_faulted_replay_not_the_recording(
         recorded_answer: str, faulted_answer: str, verdict: str) -> None:
     recorded = Trajectory(steps=[ToolCall(tool="get_order", result={}), ToolCall(tool="issue_refund", result={})],
                           input={"order_id": "o1"}, answer=recorded_answer)
@@ -819,7 +819,7 @@ def test_m22_the_honest_answer_is_looked_for_in_the_faulted_replay_not_the_recor
 
 
 @pytest.mark.parametrize("trajectory", [None, Trajectory(steps=[ToolCall(tool="get_order", result={})])])
-def test_m22_an_interrupted_case_that_never_reached_the_tool_is_missing_with_no_replay_row(
+def test_an_interrupted_case_that_never_reached_the_tool_is_missing_with_no_replay_row(
         trajectory: Trajectory | None) -> None:
     """Interrupted (a timeout, a crash past the system's code) before a checkpoint exists: the verdict is still
     ``missing`` with the reason, never no row (which would leave the case out of the gate)."""

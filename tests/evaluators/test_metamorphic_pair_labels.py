@@ -47,7 +47,7 @@ def _suite(make_suite: Callable[..., Path], judgements: list[dict[str, Any]]) ->
 
 
 @pytest.mark.parametrize("c6", [None, True], ids=["c6-unlabeled", "c6-valid"])
-def test_l10_the_relation_and_the_run_read_a_hand_made_label_file_alike(make_suite: Callable[..., Path],
+def test_the_relation_and_the_run_read_a_hand_made_label_file_alike(make_suite: Callable[..., Path],
                                                                         tmp_path: Path, c6: bool | None) -> None:
     """One rule, two callers: the relation's ``label`` column and whether it scores a pair, and the Run's pair
     labels (``op.validity``, the copies its verdicts leave out), against the labels counted by hand. Unlabeled c6
@@ -79,7 +79,7 @@ def test_l10_the_relation_and_the_run_read_a_hand_made_label_file_alike(make_sui
     assert answered.isdisjoint(run.unscored_ids) and len(answered) == 12 - len(run.unscored_ids)
 
 
-def test_l10_the_relation_works_the_majorities_out_once(make_suite: Callable[..., Path], tmp_path: Path,
+def test_the_relation_works_the_majorities_out_once(make_suite: Callable[..., Path], tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Each relation once worked its transform's majorities out twice each time the frames were built
     (``transform_checked`` did, then ``pair_labels`` again for the label column). Counted, not timed: once per

@@ -975,7 +975,7 @@ def test_a_wait_is_counted_once_per_case_run_whatever_checks_its_outcome(outcome
 # -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
-def test_m22_an_outcome_judged_without_a_live_run_is_missing_not_left_out() -> None:
+def test_an_outcome_judged_without_a_live_run_is_missing_not_left_out() -> None:
     """A case promising an outcome, judged with no run to observe with (a stored record judged again): ``missing``
     with the reason, never no row (which would leave the promise out of the summary and the gate)."""
     case = case_from_mapping({"id": "c1", "input": {}, "outcome": {"artifact_id": "report"}})

@@ -220,7 +220,7 @@ SCORE_HELP = ("a number is no verdict: give the check pass_threshold: (the lowes
 
 
 @pytest.mark.parametrize("score", [0.5, 1.0, 1, 0, np.float64(1.0), np.int64(1)])
-def test_u28_a_score_without_pass_threshold_is_missing_and_says_to_give_one(score: Any) -> None:
+def test_a_score_without_pass_threshold_is_missing_and_says_to_give_one(score: Any) -> None:
     """Before, a benchmark's reward (τ-bench's 0.0/1.0, partial credit 0.5) returned by a check made every row
     missing, the reason listing what to return but not what to do with a score."""
     assert interpret_check(score) == ("missing", f"check returned {score!r}; {SCORE_HELP}")
@@ -242,12 +242,12 @@ def test_u28_a_score_without_pass_threshold_is_missing_and_says_to_give_one(scor
     (None, 1, ("missing", "check returned None")), ("1.0", 1, ("missing", "check returned '1.0'; return True, False, "
                                                                 "None or a (verdict, reason) pair")),
 ])
-def test_u28_a_score_passes_at_or_above_pass_threshold(value: Any, threshold: float,
+def test_a_score_passes_at_or_above_pass_threshold(value: Any, threshold: float,
                                                        expected: tuple[str, str]) -> None:
     assert interpret_check(value, threshold) == expected
 
 
-def test_u28_a_score_too_large_for_a_float_is_compared_exactly() -> None:
+def test_a_score_too_large_for_a_float_is_compared_exactly() -> None:
     assert interpret_check(10**5000, 1.0) == ("pass", "")
     assert interpret_check(-(10**5000), 1.0)[0] == "fail"
 
@@ -256,13 +256,13 @@ def test_u28_a_score_too_large_for_a_float_is_compared_exactly() -> None:
     (True, "must be a score (a number), not true"), ("1", "must be a score (a number), not the text '1'"),
     (float("nan"), "finite number"), (float("inf"), "finite number"),
 ])
-def test_u28_pass_threshold_is_a_finite_number(given: Any, why: str) -> None:
+def test_pass_threshold_is_a_finite_number(given: Any, why: str) -> None:
     with pytest.raises(ValueError, match=re.escape(why)):
         PythonCheck.model_validate({"type": "python", "check": "checks:f", "pass_threshold": given})
     assert PythonCheck.model_validate({"type": "python", "check": "checks:f"}).pass_threshold is None
 
 
-def test_u28_a_checks_scores_are_judged_at_its_pass_threshold_in_a_run(make_suite: Any, tmp_path: Path,
+def test_a_checks_scores_are_judged_at_its_pass_threshold_in_a_run(make_suite: Any, tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """Two checks over one reward, at 1 (full credit) and at 0.5; a pass_threshold written as text is refused
     in one line naming the file and the key, exit 2."""
@@ -319,7 +319,7 @@ def test_a_case_without_a_trajectory_is_missing_without_calling_the_check() -> N
 # -- gaps a mutant showed ----------------------------------------------------------------------------------
 
 
-def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothing_stored(make_suite: Any,
+def test_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothing_stored(make_suite: Any,
                                                                                         tmp_path: Path) -> None:
     """The trajectory handed to a check is its own deep copy, like the case and the states: a check that clears
     the steps and rewrites the answer leaves ``answer_matches`` after it, and the stored record, as the agent left
@@ -349,14 +349,14 @@ def test_m22_a_check_that_edits_its_trajectory_changes_no_other_check_and_nothin
     ((float("nan"), "no reward recorded"), 1, ("missing", "check returned nan, not a finite score; its reason: no "
                                                           "reward recorded")),  # the pair's reason is kept, after
 ])
-def test_m66_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, threshold: float,
+def test_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, threshold: float,
                                                               expected: tuple[str, str]) -> None:
     """A NumPy float that is no Python float (float32, float16) is a score too, NaN and inf among them missing; a
     pass_threshold of 0 is a threshold (not "none given"); a pair's own reason is kept when its score is NaN."""
     assert interpret_check(value, threshold) == expected
 
 
-def test_m66_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
+def test_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
     """The pair's reason does not hide what to do: a score is no verdict until a threshold says so."""
     assert interpret_check((0.5, "half the outputs")) == ("missing", f"check returned (0.5, 'half the outputs'); "
                                                                      f"{SCORE_HELP}")  # the pair as returned
@@ -368,7 +368,7 @@ def test_m66_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None
      "check returned np.float64(inf), not a finite score; its reason: over the cap"),
     ((float("nan"), None), 1, "check returned nan, not a finite score"),
 ])
-def test_l8_a_pair_whose_score_is_not_finite_says_so_before_its_reason(value: Any, threshold: float,
+def test_a_pair_whose_score_is_not_finite_says_so_before_its_reason(value: Any, threshold: float,
                                                                        expected: str) -> None:
     """Before, ``(nan, "partial credit")`` at a pass_threshold was missing with the reason "partial credit"
     alone, as if the check had judged the case missing itself; the score that was not finite comes first."""
@@ -376,7 +376,7 @@ def test_l8_a_pair_whose_score_is_not_finite_says_so_before_its_reason(value: An
 
 
 @pytest.mark.parametrize("value", [(0.5, "partial credit"), (np.int64(1), "full"), (1.0, None)])
-def test_l8_a_score_and_reason_without_pass_threshold_shows_the_pair_and_what_to_do(value: Any) -> None:
+def test_a_score_and_reason_without_pass_threshold_shows_the_pair_and_what_to_do(value: Any) -> None:
     """Before, ``(0.5, "partial credit")`` without pass_threshold said "check returned 0.5", the reason and that
     it was a pair gone; it shows what was returned, then what to do (give pass_threshold:)."""
     assert interpret_check(value) == ("missing", f"check returned {value!r}; {SCORE_HELP}")
