@@ -22,8 +22,15 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import settings
 
 os.environ["MPLBACKEND"] = "Agg"  # the whole session, notebook kernels included, draws headless
+
+# Property tests have no time limit: Hypothesis's default (200 ms an example) is a timing assertion, and on a
+# 2-core machine shared with other jobs an example of tests/_core/test_canonical.py took longer and failed the run
+# (no test here asserts a timing; speed is measured in benchmarks/). The profile is set once, for every test module.
+settings.register_profile("oloproof", deadline=None)
+settings.load_profile("oloproof")
 
 
 @pytest.fixture(autouse=True, scope="session")
