@@ -517,7 +517,7 @@ def a_number(what: str) -> BeforeValidator:
                              f"{text_number(value) or ' (write the number without quotes)'}")
         if isinstance(value, numbers.Integral) and not isinstance(value, int):
             # a NumPy integer (``rng.integers(1000)`` for a seed) is the whole number it is, as op.run's epochs=
-            # reads it: a strict whole number refused it as "not a valid integer" (review F38). A NumPy bool is no
+            # reads it: a strict whole number refused it as "not a valid integer". A NumPy bool is no
             # Integral (and its __index__ warns on NumPy 2.0): it stays refused
             return operator.index(value)
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0

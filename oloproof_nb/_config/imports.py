@@ -345,7 +345,7 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
 #: Most modules :func:`suite_imports` follows (a suite folder's own helpers; a runaway import graph stops there).
 _MAX_SUITE_MODULES = 256
 #: Largest module file whose import statements :func:`_top_imports` reads (1 MiB). Parsing is the cost: a generated
-#: 4.9 MB module took 8.7 s to follow (review F33), 1 MiB about 0.4 s here. A bigger module is still fingerprinted
+#: 4.9 MB module took 8.7 s to follow, 1 MiB about 0.4 s here. A bigger module is still fingerprinted
 #: by its bytes; only the modules its import statements name are not followed, with a warning naming it.
 MAX_IMPORT_SCAN_BYTES = 1 << 20
 
@@ -415,7 +415,7 @@ def suite_imports(root: Path, objects: Sequence[Any]) -> dict[Path, str]:
             if isinstance(value, types.ModuleType) or inspect.isfunction(value) or inspect.isclass(value):
                 visit(module_of(value))
         # what its import statements name, whatever it took from there: `from policy import LIMITS` leaves a dict
-        # among its names, no module (review R37: before, the edited policy kept the cached replays)
+        # among its names, no module (before, the edited policy kept the cached replays)
         path = Path(os.path.abspath(module.__file__))
         for name in _top_imports(path, found[path], getattr(module, "__package__", None) or ""):
             visit(sys.modules.get(name))
@@ -574,7 +574,7 @@ def defined_elsewhere(root: Path, target: Any) -> str | None:
     any layer of it (:func:`code_layers`), or a module, function or class the module of one of its functions or
     classes imported (a ``checks.py`` that calls ``helpers.score``, where another suite's ``helpers`` was imported
     first; a system class whose module imports the suite's ``bench`` package, where another suite's ``bench`` was
-    imported first: review W8)."""
+    imported first)."""
     for layer in code_layers(target):
         if not (inspect.isclass(layer) or inspect.isfunction(layer)):
             continue
@@ -600,7 +600,7 @@ def defined_elsewhere(root: Path, target: Any) -> str | None:
 def _imports_elsewhere(root: Path, module: Any) -> str | None:
     """Why a module its import statements name (:func:`_top_imports`) is another folder's copy of one ``root``
     holds, for ``module`` a module of the suite folder, else None: ``from helpers import ACCEPT`` leaves a set among
-    its names, no module or function (review F49: a second copy of a suite, its checks taking a constant from its
+    its names, no module or function (a second copy of a suite, its checks taking a constant from its
     own edited ``helpers.py``, judged with the first copy's constant, without a word)."""
     file = getattr(module, "__file__", None)
     if not isinstance(module, types.ModuleType) or not isinstance(file, str):
@@ -625,7 +625,7 @@ def _imports_elsewhere(root: Path, module: Any) -> str | None:
 def stale_import(root: Path, target: Any) -> Path | None:
     """A file of the suite folder's own modules that the code of ``target`` imports (:func:`suite_imports`: a
     ``bench/agent.py`` the system's module takes its agent from) whose bytes changed since this process imported
-    it, else None: Python keeps a module it imported, so the system would run the old code (review U20: an agent
+    it, else None: Python keeps a module it imported, so the system would run the old code (an agent
     edited in a notebook gave the old agent's 26 of 48 again, its replays from the cache, without a word).
 
     Examples

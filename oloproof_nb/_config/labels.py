@@ -112,8 +112,8 @@ def _later_stale(lines: list[str], lineno: int, known_ids: Collection[str] | Non
                  copy_digest: Callable[[str], str]) -> str:
     """The clause naming the lines after ``lineno`` whose judgement gives a digest other than its copy's now
     (``; 5 later lines are too (8, 9, 10, 11, 12)``), or empty: a template edited after labeling makes every
-    bound judgement stale, and a refusal naming one line at a time took a run per line to find the rest (review
-    U29). Lines that are not such a judgement are left to the line-by-line reading, which names them."""
+    bound judgement stale, and a refusal naming one line at a time took a run per line to find the rest.
+    Lines that are not such a judgement are left to the line-by-line reading, which names them."""
     stale: list[int] = []
     for later, line in enumerate(lines[lineno:], start=lineno + 1):
         try:

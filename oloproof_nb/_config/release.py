@@ -194,8 +194,8 @@ def revalidated(cfg: ReleaseConfig, file: str | Path = "release") -> ReleaseConf
 
     pydantic runs no validator in ``model_copy(update=...)`` or ``model_construct``, so a notebook's
     ``op.gate(run, release=g.release.model_copy(update={"confidence": 0.05}))`` gated 34 of 40 at a 5% interval
-    ([0.831, 0.863]) and turned a BLOCK at 0.8 into a PASS, where ``confidence=0.05`` and the same dict are refused
-    (review R56); a threshold of -1 passed anything, and a threshold given as text raised a TypeError in the gate.
+    ([0.831, 0.863]) and turned a BLOCK at 0.8 into a PASS, where ``confidence=0.05`` and the same dict are refused;
+    a threshold of -1 passed anything, and a threshold given as text raised a TypeError in the gate.
     """
     return parse_release(cfg.model_dump(warnings=False), file)
 
@@ -295,7 +295,7 @@ def relaxed_settings(own: ReleaseConfig, given: ReleaseConfig, heads: Iterable[s
             both = "criteria" not in wanted or (name in given.criteria and name in own.criteria)
             # a comparison judges a difference, not a threshold: any other reduction measures something else, and a
             # harder one hides losses too (mean → pass^3: a case that already failed an epoch is 0 in both runs, so a
-            # candidate losing its other epochs read NO_REGRESSION where the mean said REGRESSION; review R40)
+            # candidate losing its other epochs read NO_REGRESSION where the mean said REGRESSION)
             other = "criteria" not in wanted and _strictness(after) != _strictness(before)
             if both and (_strictness(after) < _strictness(before) or other):
                 out.append(setting_change(key, before, after))

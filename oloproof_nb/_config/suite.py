@@ -64,7 +64,7 @@ class KeptImportError(ConfigError):
     """A system refused because a file of its code that Python keeps as imported (a helper module, a package, a
     module outside the suite folder) changed since: only a new process loads it. :attr:`stale` names the file (None
     once pickled to another process). An executor's worker says to restart the workers
-    (:func:`~oloproof_nb._run.remote._remote_suite`), where the user's process says to restart it (review F54)."""
+    (:func:`~oloproof_nb._run.remote._remote_suite`), where the user's process says to restart it."""
 
     #: The file that changed since Python imported it.
     stale: Path | None = None
@@ -243,7 +243,7 @@ class Suite:
     def _bytes_as_loaded(self) -> bool:
         """Whether the case file's bytes have the digest they had when the suite was loaded.
 
-        The status change time moves on a write that puts the modification time back (review R49), but also on a
+        The status change time moves on a write that puts the modification time back, but also on a
         ``chmod``, a hard link or an extended attribute a backup or sync tool adds: a file whose size, modification
         time, inode and device are the loaded ones and whose bytes are too is the file loaded.
         """
@@ -295,7 +295,7 @@ class Suite:
             return self.system_target
         target = import_system(self.root, self.config.system, self.root / SUITE_FILE)
         # imported now (load_suite(import_system_now=False)): refused as load_suite refuses it, or a helper Python
-        # kept as imported before its edit ran unseen (review F53: 3 of 3 pass where the helper now fails them)
+        # kept as imported before its edit ran unseen (3 of 3 pass where the helper now fails them)
         _refuse_kept(self.root, target, self.root / SUITE_FILE)
         return target
 
@@ -310,7 +310,7 @@ class Suite:
         if stale is None:
             return None
         # the suite's own top-level module, edited since, or imported again under its name by a later load of the
-        # folder (its edit maybe undone since: review F53, the line said to restart the kernel): a new load takes it.
+        # folder (its edit maybe undone since; the line once said to restart the kernel): a new load takes it.
         # The suite stays refused: its code fingerprint would be read off the later load's module
         own = module_file(self.root, self.config.system.split(":", 1)[0])
         return stale, not (own is not None and os.path.realpath(own) == os.path.realpath(stale))
@@ -336,9 +336,9 @@ class Suite:
         judgement per labeler and pair); labels edited in code were not, and a run stores them as its own. A
         judgement of a copy the suite does not derive counted as a labeled pair: 19 of 20 pairs labeled and one
         such judgement made the transform checked (coverage 1), and the unlabeled pair, failing, was left out of its
-        relation without a word (review R63)."""
+        relation without a word."""
         read, labels = self._labels_read, self.labels
-        # compared as a state check compares values (review F66): by Python's ==, ``valid: 1`` (or 1.0) put in place
+        # compared as a state check compares values: by Python's ==, ``valid: 1`` (or 1.0) put in place
         # of ``true`` was no edit, and the run it was let into stopped on a manifest it could not store
         if read is None or values_equal(labels, read):
             return
@@ -376,7 +376,7 @@ class Suite:
 
         The files compared are those :attr:`code_files` took at the load, not the ones a module of the same name
         imports now: a later load of the suite imports its top-level module again under that name, and this
-        suite's code, imported before, is compared with the bytes it was imported from (review F51: after an edit,
+        suite's code, imported before, is compared with the bytes it was imported from (after an edit,
         a second load and the edit undone, the first suite was refused though its file held its code again)."""
         keys = _code_keys(self.config)
         for spec, fn in _own_functions(self.config, self.validators, self.checks):
@@ -480,7 +480,7 @@ def load_user_code(root: Path, config: SuiteConfig, suite_file: Path) -> UserCod
                               "notebook: the kernel) and load the suite again")
         files[spec] = suite_imports(root, code_layers(fn))
         kept = changed_file(files[spec])
-        if kept is not None:  # a module of the suite folder its code imports: only a restart reloads it (review R52)
+        if kept is not None:  # a module of the suite folder its code imports: only a restart reloads it
             raise ConfigError(suite_file, keys[spec],
                               f"{kept} changed since this process imported it, and Python keeps that import (a "
                               f"module of the suite folder that {spec}'s code imports, a value or a function it "
@@ -679,7 +679,7 @@ def _stat_of(path: Path) -> tuple[int, int, int, int, int]:
 
     The status change time is taken from the clock on every write and no call sets it back: a system that
     rewrote a later case of a streamed file in place, the same size, and put its modification time back
-    (``os.utime``) changed that case's ``outcome`` unseen (review R49; before, size, modification time and
+    (``os.utime``) changed that case's ``outcome`` unseen (before, size, modification time and
     inode alone were compared)."""
     st = os.stat(path)
     return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns

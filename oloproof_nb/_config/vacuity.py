@@ -100,7 +100,7 @@ class VacuityScan:
     def __init__(self, config: SuiteConfig, file: str | Path = SUITE_FILE) -> None:
         self.file = file
         self.checks: list[tuple[int, Evaluator, str]] = []
-        #: paths with a ``*`` in a key on a check with ``absent_ok: true``: refused unless a case holds one (M45)
+        #: paths with a ``*`` in a key on a check with ``absent_ok: true``: refused unless a case holds one
         self.globs: list[tuple[int, Evaluator, str]] = []
         for i, ev in enumerate(config.evaluators):
             paths: list[str] = list(getattr(ev, "paths", []) or [])
@@ -191,7 +191,7 @@ class VacuityScan:
 
         These paths are exact, so ``contacts.*.phone`` names a key called '*'; without ``absent_ok`` that is a
         :meth:`findings` warning, but ``absent_ok: true`` says "absent on purpose" and silenced it, so the check
-        passed every case, an agent that rewrote each phone among them (mutation round M45).
+        passed every case, an agent that rewrote each phone among them.
 
         Raises
         ------

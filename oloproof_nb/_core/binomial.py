@@ -123,7 +123,7 @@ def clopper_pearson(successes: float, nobs: float, confidence: float = 0.95) -> 
     if k == 0:
         return 0.0, 1.0 - (alpha / 2) ** (1.0 / n)
     # the upper end from the upper tail α/2 itself (betainccinv), not from 1 − α/2: that float near 1 is off by up to
-    # 5.6e-17, 1.1e-10 of α/2 = 5e-7 at confidence 0.999999, and the bound moved by 2.5e-12 (review R68)
+    # 5.6e-17, 1.1e-10 of α/2 = 5e-7 at confidence 0.999999, and the bound moved by 2.5e-12
     return float(special.betaincinv(k, n - k + 1, alpha / 2)), float(special.betainccinv(k + 1, n - k, alpha / 2))
 
 
@@ -217,9 +217,9 @@ def never_pass_cap(k: np.ndarray, m: np.ndarray, confidence: float) -> float:
     Why: the CR2 logit-t bound reads the share of never-passing cases from its spread, which is too small in the
     samples that drew fewer such cases than the population holds (the sampling of that count is skewed). Where one
     case in ten never passes and the others pass 9 tries in 10 (rate 0.81), 20 cases × 10 epochs put the bound
-    alone above 0.81 in 11.55% of samples (nominal 2.5%; review G27), and where one case in twenty never passes,
+    alone above 0.81 in 11.55% of samples (nominal 2.5%), and where one case in twenty never passes,
     100 cases × 10 epochs in 4.45–5% (``python tests/reference/hard_cells.py --only mixture``; the cap with
-    j = 0 alone, review S5). The cap is necessary, not sufficient: K/(N − Z) stands in for the rate of the others,
+    j = 0 alone). The cap is necessary, not sufficient: K/(N − Z) stands in for the rate of the others,
     and what the capped bound misses is measured, not proven (benchmarks/coverage.md, the ``mixture`` cells).
 
     Made monotone: a data set at least as good turns some of the j clusters into ones that pass a row or more,

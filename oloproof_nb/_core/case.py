@@ -417,7 +417,7 @@ def field_not_text(case: Case, field: str) -> str | None:
 
     A template rewrites text; a copy given ``str()`` of an object, a boolean or a number got Python's text of
     it (``"{'language': 'en'} again"``, ``"again (was False)"``, which is true), never the value the system
-    reads (review W7). A nested text (tau2-bench's ``user_scenario.reason_for_call``) cannot be named: the
+    reads. A nested text (tau2-bench's ``user_scenario.reason_for_call``) cannot be named: the
     field is a key of ``input``.
 
     Examples
@@ -509,7 +509,7 @@ def _kept_as_injected(expected: dict[str, Any], before: dict[str, Any], after: d
     A path through a list is matched by element, not by position: a check may pair a list's elements by a key
     (``by_key``) or in any order, so an expected element names the one it means by its content, wherever it sits.
     Every expected text at the same path with any index at the list levels that equals the rewritten text is
-    rewritten (the same text gets the same rewrite). Before, only the element at the same index was (review F36: a
+    rewritten (the same text gets the same rewrite). Before, only the element at the same index was (a
     removal ``{"name": "report0.txt", "$absent": true}`` listed first, where the state held ``keep.txt``, kept its
     name in the copy, whose state no longer held it, and an idle system passed every copy while failing every
     source). Where the copy still holds the source's text at such a path (``state_path`` chose some elements and

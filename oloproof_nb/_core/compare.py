@@ -355,11 +355,11 @@ def _unpinned(keys: Keys, rules: _Rules) -> View | None:
     The diff of ``changes`` mode aligns an ``unordered`` list (and the elements without the key field of a
     ``by_key`` one) by equal text; an element whose ignored stamp alone changed has no equal one after the
     case, and was reported as an element removed and the unignored leaves of one added, though ``whole`` mode
-    (which matches elements over the leaves it compares) passed the same state (review R66). A list read as
+    (which matches elements over the leaves it compares) passed the same state. A list read as
     its elements with a placeholder at each ignored position still did so for an ignored entry appended to a log
-    inside the element (review F65); a placeholder text was also a value a state may hold. An element whose own
+    inside the element; a placeholder text was also a value a state may hold. An element whose own
     ``unordered`` list came back in another order (``orders.*.tags``) had no equal text either, with or without an
-    ``ignore:``, and ``changes`` mode found 4 unexpected changes in a state ``whole`` mode passed (review F66).
+    ``ignore:``, and ``changes`` mode found 4 unexpected changes in a state ``whole`` mode passed.
     """
     if not rules.ignore and all(rule.how == "ordered" for _, rule in rules.lists):
         return None
@@ -373,7 +373,7 @@ def _unpinned(keys: Keys, rules: _Rules) -> View | None:
             if rule.how == "ordered":
                 return [dict((str(i), v) for i, v in kept)]
             # an element's own list under an unordered or by_key rule is read in its rule's order: the n-th element
-            # of a key value stays the n-th (match_by_key), the elements without identity are sorted (review F66)
+            # of a key value stays the n-th (match_by_key), the elements without identity are sorted
             return [sorted((v for _, v in kept), key=lambda v: _rule_order(v, rule))]
         return node
 

@@ -149,7 +149,7 @@ def pair_labels(judgements: Iterable[Mapping[str, Any]]) -> dict[str, Label]:
 def transform_pair_labels(labels: Mapping[str, Iterable[Mapping[str, Any]]]) -> dict[str, dict[str, Label]]:
     """Each transform's pair labels (:func:`pair_labels` of its judgements), by transform name: the one loop a Run's
     stored labels (``op.validity``, the copies its verdicts leave out, the gate's label check) and
-    ``op.validity`` of judgements given by hand are read through (review L10).
+    ``op.validity`` of judgements given by hand are read through.
 
     Examples
     --------
@@ -175,7 +175,7 @@ def invalid_copies(labels: Mapping[str, Mapping[str, Label]], minimum_validity: 
     ----------
     labels : mapping of str to mapping of str to Label
         Each transform's pair labels (:func:`pair_labels` of its judgements, whose ids are already checked to be
-        derived cases of the suite, as the suite loads them): a Run works them out once (review L8).
+        derived cases of the suite, as the suite loads them): a Run works them out once.
     minimum_validity : mapping of str to float
         Each declared transform's ``minimum_validity``; labels of another transform are ignored.
     n_derived : int
@@ -236,7 +236,7 @@ def labels_row(labels: Mapping[str, Label], n_derived: int, minimum_validity: fl
                confidence: float = 0.95) -> dict[str, Any]:
     """:func:`validity_row` of the transform's pair labels (:func:`pair_labels` of its judgements), for a caller
     that already has them: a Run works its pair labels out once, for ``op.validity``, the copies its verdicts leave out
-    and the gate's label check alike (review L8).
+    and the gate's label check alike.
 
     Examples
     --------

@@ -227,7 +227,7 @@ def _absent_free(value: Any) -> bool:
     """Whether ``value`` holds no absent marker (a value that is no JSON may still hold one) and no ``"$absent"``
     key at all: a ``by_key`` removal ``{FIELD: value, "$absent": true}`` in a list inside an element asks for an
     element to be gone as a marker asks for a key, so such an element fits fewer actual elements than one of
-    equal text, and a first meeting may take its only partner (review M53; before, only markers counted)."""
+    equal text, and a first meeting may take its only partner (before, only markers counted)."""
     if is_absent_marker(value):
         return False
     if isinstance(value, Mapping):
@@ -312,7 +312,7 @@ def align(before: Sequence[Any], after: Sequence[Any], view: View | None = None)
     mode aligns an ``unordered`` list). Then, given ``view``, the elements left on both sides meet the same
     way by the text of their ``view`` (``changes`` mode's: the element without the leaves an ``ignore:``
     pattern hides, so an element whose ignored stamp alone changed is the element kept, as ``whole`` mode
-    finds it; review R66).
+    finds it).
 
     Examples
     --------

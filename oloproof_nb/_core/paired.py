@@ -174,7 +174,7 @@ def paired_difference_from_sums(
     (G = 50), so a regression rule should decide with ``cluster_t``. Where many rows change both ways (two
     independent runs of an agent that passes each case 50–70% of the time), counted exactly on independent cases
     (``python tests/reference/paired_exact.py``), low > truth in 1.2–1.5% (n = 50) and 1.6–1.8% (n = 100) of
-    samples (2.6–3.3% and 3.3–3.7% with c = 0, review R17). Over every truth (``--worst``:
+    samples (2.6–3.3% and 3.3–3.7% with c = 0). Over every truth (``--worst``:
     n = 20–100, margins 0–0.2) a wrong NO_REGRESSION at a true drop equal to the margin is at most 2.35% (8.9%
     with c = 0); a wrong REGRESSION just inside the margin is at most 2.07% with p10 ≤ 0.35 and passes 2.5% only where
     90% or more of the cases change (2.72% at n = 100, margin 0.1, p10 = 0.55, p01 = 0.45; 2.87% at margin 0.2).

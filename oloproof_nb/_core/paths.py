@@ -40,7 +40,7 @@ __all__ = [
 
 
 #: What the path functions read as a JSON array: a tuple is one, as every stored state holds it (``to_json``
-#: writes a tuple as a list; review R66: ``(True,)`` equalled ``(1,)``, as Python compares tuples, and
+#: writes a tuple as a list; before, ``(True,)`` equalled ``(1,)``, as Python compares tuples, and
 #: ``leaf_diff`` read a tuple as one leaf against the list it becomes).
 _ARRAYS: Final = (list, tuple)
 

@@ -97,7 +97,7 @@ class RepeatedCases(BaseModel):
 class _KeepsFields(BaseModel):
     """A model of ``manifest.json`` whose fields cannot be deleted: ``del run.manifest.finished_at`` of a run whose
     value was None changed no value, so it was no edit (``edited_frames``), and every later read of the field (its
-    ``repr``, the gate) raised AttributeError far from the cause (review L6). Setting a field stays possible (an
+    ``repr``, the gate) raised AttributeError far from the cause. Setting a field stays possible (an
     edit the Run tells: ``Run.manifest_edits``)."""
 
     def __delattr__(self, name: str) -> None:
@@ -210,7 +210,7 @@ class Manifest(_KeepsFields):
         """A manifest of another schema (a later oloproof_nb's run folder, another tool's manifest.json) is refused:
         read as this version's, its keys could mean something else."""
         if value != RUN_SCHEMA:
-            # the value is a schema, not a folder (review F35: it said "'oloproof_run/v9' is not a run folder")
+            # the value is a schema, not a folder (it once said "'oloproof_run/v9' is not a run folder")
             raise ValueError(f"{quote(value)} is not a schema this version of oloproof_nb reads (a run folder of "
                              f"another version, or another tool's manifest.json); allowed: {RUN_SCHEMA}")
         return value

@@ -184,15 +184,15 @@ def _off_scale(value: Any) -> bool:
 
 def _is_nan(value: Any) -> bool:
     """NaN of any float type: Python's, or NumPy's (``np.longdouble`` is no Python float, and its ``.item()`` stays
-    one: a python check's NaN score of it failed at its threshold; review L10). Compared with itself, not by
+    one: a python check's NaN score of it failed at its threshold). Compared with itself, not by
     ``math.isnan``, which raises OverflowError for an int too large for a float; an int is never NaN, nor is what
     is no real number (text, a dict)."""
     return isinstance(value, (float, numbers.Real)) and value != value
 
 
 def _is_infinite(value: Any) -> bool:
-    """±inf of any float type (``float("inf")``, ``np.longdouble("-inf")``): on no scale, so no score (review R55;
-    an ``np.longdouble`` inf passed a python check's threshold: review L10). An int of any size is finite (compared
+    """±inf of any float type (``float("inf")``, ``np.longdouble("-inf")``): on no scale, so no score (an
+    ``np.longdouble`` inf passed a python check's threshold). An int of any size is finite (compared
     exactly, never converted)."""
     return isinstance(value, (float, numbers.Real)) and abs(value) == math.inf
 
@@ -207,7 +207,7 @@ def at_threshold(value: float, pass_threshold: float) -> Verdict:
     ('pass', 'fail', 'missing', 'pass')
     """
     # NaN and ±inf of any float type: a NumPy longdouble (which ``.item()`` leaves as it is) NaN failed and its inf
-    # passed, as comparisons read them (reviews F66, L10); an int never is either (a huge one is no float at all)
+    # passed, as comparisons read them; an int never is either (a huge one is no float at all)
     if _is_nan(value) or _is_infinite(value):
         return "missing"
     return "pass" if value >= pass_threshold else "fail"

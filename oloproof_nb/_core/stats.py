@@ -45,7 +45,7 @@ CLUSTERED_METHODS: tuple[str, ...] = ("cluster_t", "cluster_bootstrap")
 MIN_CONFIDENCE = 0.5
 #: The rows a clustered interval (:data:`CLUSTERED_METHODS`) counts at most, exclusive: their exact integer
 #: arithmetic (the bootstrap's packed ``(k, m)`` keys and ``Σk*·N − K·Σm*`` signs, the residuals ``k_c·N − K·m_c``)
-#: takes products of two counts, which wrap around in int64 long before the row total does (review F57: the bootstrap
+#: takes products of two counts, which wrap around in int64 long before the row total does (the bootstrap
 #: of one set of clusters, every count times 2**28, gave [0.128, 0.463] for [0.338, 0.588], and times 2**30 a negative
 #: lower bound). Below 2**28 a product reaches 2**63 only for a cluster drawn 128 times in one resample.
 CLUSTERED_MAX_ROWS = 2**28
@@ -342,7 +342,7 @@ def cluster_t(values: ArrayLike, clusters: ArrayLike | None, confidence: float =
     (n_min clusters cannot rule out a share 1 − L_all of clusters never drawn that pass nothing), and with one
     row a cluster it is Clopper–Pearson's lower end. Without it, where one case in ten never passes and the
     others pass 9 tries in 10 (rate 0.81), 20 cases × 10 epochs put the bound above 0.81 in 11.55% of samples
-    — those that drew no such case, whose clusters differ only by their tries (review G27) — and with j = 0 alone,
+    — those that drew no such case, whose clusters differ only by their tries — and with j = 0 alone,
     one case in twenty at 100 cases × 10 epochs in 5% (``tests/reference/hard_cells.py``'s ``mixture`` cells).
     The upper bound is the mirror image: 1 − low of the failures.
 
@@ -466,7 +466,7 @@ def _gate_confidence(confidence: float) -> float:
     """``confidence`` checked as release.yaml's is: in [:data:`MIN_CONFIDENCE`, 1) (a ValueError naming it otherwise).
 
     ``op.rate_interval_from_sums(k, m, confidence=0.05)`` gave the 5% interval the gate refuses to compute: 34 of 40
-    got [0.831, 0.863], above a threshold of 0.8 that the 95% interval [0.702, 0.943] holds (review R56).
+    got [0.831, 0.863], above a threshold of 0.8 that the 95% interval [0.702, 0.943] holds.
     """
     confidence = check_confidence(confidence)
     if confidence < MIN_CONFIDENCE:

@@ -113,7 +113,7 @@ def read_in_flight(directory: Path) -> InFlight | None:
         finished.pop(record_key(record), None)
     lost = [key for key in finished if started.pop(key, None) is not None]
     # case runs a worker process ran: their system could not end the run's process, so its end is never theirs
-    # (a crash of the run's process itself, an exit before its last message: they run again, noted, review U23)
+    # (a crash of the run's process itself, an exit before its last message: they run again, noted)
     by_system = by_system and not (started and in_worker.issuperset(started))
     return InFlight(started, how, by_system, ended_at, lost, stopped, stop_by) if started or lost else None
 
@@ -140,7 +140,7 @@ def note_stop(directory: Path, signal_name: str | None = None) -> None:
     ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
     not stop within the grace time): a resume runs the case runs in flight again with no note (not as an end
     that ``oloproof run`` did not see). ``signal_name``: the SIGTERM or SIGHUP the command was stopped by, kept as
-    the run's process keeps it (review F63: after a SIGTERM and a Ctrl-C, the command said ``interrupted by
+    the run's process keeps it (before, after a SIGTERM and a Ctrl-C, the command said ``interrupted by
     SIGTERM`` and the resume ``stopped by a Ctrl-C or a signal``). Nothing is written when none was in flight, when
     an end or a stop is noted after them, or when the folder is held by another process or cannot be written (as
     :func:`note_end`)."""

@@ -255,7 +255,7 @@ class ProcessWorkers:
 
     def _named(self, problem: str) -> str:
         """Why the system could not start, naming the suite file once: a worker's import of the system or of the
-        suite's checks says ``oloproof.yaml: system: importing …`` itself (review R67: it was named twice)."""
+        suite's checks says ``oloproof.yaml: system: importing …`` itself (it was named twice)."""
         return problem if problem.startswith(f"{self._suite_file}: ") else f"{self._suite_file}: system: {problem}"
 
     def _unnamed(self, problem: str) -> str:
@@ -303,15 +303,15 @@ class ProcessWorkers:
         A worker told to stop releases its instance under ``case_timeout_s`` (as a thread run does at its
         end), so a ``weakref.finalize`` or ``__del__`` of the system runs: before, every worker was killed at
         once, and a desk's working copy of its database (``work.db`` and its ``-wal``, in a temporary folder its
-        finaliser removes) stayed behind after each process-isolated run (review U23). A worker still building
+        finaliser removes) stayed behind after each process-isolated run. A worker still building
         its system (the second of two that the first outran, one rebuilding after a failed case) is told too: it
-        reads the message once built, and was killed with its copy left (review F55); one that has said nothing
+        reads the message once built, and was killed with its copy left; one that has said nothing
         yet (Python still starting: none of the system's code has run in it) is killed at once, as waiting for it
         to start would slow every short run. A worker still there ``case_timeout_s`` + 1 s later is killed.
 
         A run an error stopped (``stopped``) kills a worker still building its system at once, as a busy one: the
         system's own code runs in it, and the stop waited for it up to ``case_timeout_s`` (its copy stays, as a
-        busy worker's does; review L4). Its idle workers still drop their systems.
+        busy worker's does). Its idle workers still drop their systems.
         """
         deadline = time.monotonic() + self._timeout_s + GRACE_S
         try:
@@ -462,9 +462,9 @@ class ProcessWorkers:
                     item = None if free is None else free[0]
                 if item is None:  # none can start now
                     break
-                # in flight from here: a kill of this process from outside ran it again with no note (review U23);
+                # in flight from here: a kill of this process from outside ran it again with no note;
                 # noted before it is sent, as a thread run notes a case before its system runs it (noted after, a
-                # Ctrl-C or a kill just after the send left a case run its worker had begun unnoted: review F56)
+                # Ctrl-C or a kill just after the send left a case run its worker had begun unnoted)
                 self._note_case(item[1].id, item[1].epoch, False)
                 try:
                     worker.conn.send((item[0], item[1], self._run_id, self._shown_for(item[1])))

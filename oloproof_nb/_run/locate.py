@@ -96,7 +96,7 @@ def _scan(runs: Path) -> tuple[list[_Found], list[tuple[Path, RunDirError]]]:
         if locked is not None:
             unreadable.append((child, RunDirError(f"{child}: {locked}")))
         elif os.path.lexists(child / MANIFEST):  # one that is a folder, a pipe, a device or a dangling link is
-            # unreadable too (``is_file()`` passed such a run over: the run before it was gated; review R50)
+            # unreadable too (``is_file()`` passed such a run over: the run before it was gated)
             try:
                 manifest = read_manifest(child)
             except RunDirError as problem:

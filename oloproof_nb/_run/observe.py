@@ -457,7 +457,7 @@ def defer_stop(stop: BaseException) -> bool:
 
     Raised inside ``subprocess.Popen`` after the child was made (a signal that arrives while the parent reads the
     child's exec status: a loaded machine leaves that window open for as long as the child takes to start), it left
-    the validator running after ``oloproof receipt`` exited 2 (review: a hook test that failed under load)."""
+    the validator running after ``oloproof receipt`` exited 2 (a hook test failed so under load)."""
     if not _STARTING.active:
         return False
     _STARTING.pending = stop
@@ -633,7 +633,7 @@ def shared_files(case: Case, evaluators: Sequence[Any], suite_root: Path | None)
     Such a case also holds :data:`OBSERVES`, and a case of the run that promises no artifact :data:`UNOBSERVED`:
     the two never run at the same time either (:class:`HeldBack`). Its agent may write the very file the other
     case observes (a draft of the report at the report's path), and that case, whose agent wrote nothing, was
-    ``verified`` on it (review R53: the run on 2 workers said ``verified: present, fresh``, run alone ``stale``)."""
+    ``verified`` on it (run on 2 workers it once said ``verified: present, fresh``, run alone ``stale``)."""
     if not any(getattr(ev, "type", None) == "outcome_contract" for ev in evaluators):
         return frozenset()
     if case.outcome is None:

@@ -53,8 +53,8 @@ class _WorkerSuite:
     #: the ``(version, code fingerprint)`` of each run an instance of its system was checked against and gave: that
     #: run's later batches take its system as it is, whatever its files say since (:func:`_remote_suite`)
     checked: set[tuple[str | None, str | None]] = field(default_factory=set)
-    #: the instances its batches hold (running or pooled): a factory that gives one again is refused (review R67:
-    #: a module-level instance ran the concurrent batches of a ThreadPoolExecutor on one sandbox)
+    #: the instances its batches hold (running or pooled): a factory that gives one again is refused (a
+    #: module-level instance ran the concurrent batches of a ThreadPoolExecutor on one sandbox)
     instances: Held = field(default_factory=Held)
 
 
@@ -80,20 +80,20 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
 
     A suite held since an earlier run whose system's file changed since (the files :func:`_worker_digests` keys it
     by do not hold the system) is loaded again, as the run's process loaded it: before, the run that followed an
-    edit of the system was refused on the worker with "load the suite again", which the user had done (review F51).
+    edit of the system was refused on the worker with "load the suite again", which the user had done.
     One whose system gave ``wanted`` (:attr:`_WorkerSuite.checked`) is kept: the run's code is what it holds, and a
-    file saved during the run (an editor adding a comment) stopped its next batch (as F50 found on threads). The
+    file saved during the run (an editor adding a comment) stopped its next batch (a thread run's too). The
     instances it builds are still checked against the run's identity (:func:`_remote_batch`). A file of the system's
     code that Python keeps as imported (a helper module, a package) changed since the worker imported it stops the
-    run naming the worker and saying to restart the workers, whether the suite is held (review F53) or loaded anew
-    because its case file or the system's own module changed with it (review F54: it said to restart "the process
+    run naming the worker and saying to restart the workers, whether the suite is held or loaded anew
+    because its case file or the system's own module changed with it (before, it said to restart "the process
     (in a notebook: the kernel)", as the user's own process says, naming no worker)."""
     key = (suite_root, _worker_digests(digests))
     stale_pools: list[queue.Queue[Any]] = []
     with _REMOTE_LOCK:
         held = _REMOTE_SUITES.get(key)
         edited = held.suite.system_edited() if held is not None and wanted not in held.checked else None
-        if edited is not None and edited[1]:  # a module Python keeps: loading again here cannot take it (review F53)
+        if edited is not None and edited[1]:  # a module Python keeps: loading again here cannot take it
             raise OloproofError(_restart_workers(suite_root, edited[0]))
         if edited is not None:
             held = None
@@ -101,7 +101,7 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
             try:
                 suite = load_suite(suite_root)
             except KeptImportError as exc:  # loaded anew (its case file or the desk's module edited with a helper)
-                raise OloproofError(_restart_workers(suite_root, exc.stale)) from None  # the worker's words (F54)
+                raise OloproofError(_restart_workers(suite_root, exc.stale)) from None  # says to restart the workers
             if _worker_digests(suite.digests) != key[1]:
                 changed = changed_digests(dict(key[1]), dict(_worker_digests(suite.digests)))
                 raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {', '.join(changed)} "
@@ -145,7 +145,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     wanted = (version, fingerprint)
     held = _remote_suite(suite_root, digests, wanted)
     suite, pool, known = held.suite, held.pool, held.known
-    # a system that gave this run's identity here is the run's code, its files saved since or not (F50's rule)
+    # a system that gave this run's identity here is the run's code, its files saved since or not (as on threads)
     target = suite.system_target if wanted in held.checked else suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
@@ -302,7 +302,7 @@ def _batched(items: Iterable[tuple[int, Case]], size: int,
     """``items`` in order, in lists of at most ``size``, each of items of one ``kind``: a list ends early where the
     kind changes (:func:`run_on_executor`: a batch of a case that observes an artifact and one that promises none
     holds :data:`~.observe.OBSERVES` and :data:`~.observe.UNOBSERVED`, and ran beside no other batch of the run:
-    with the default ``chunk_size`` a suite of both went serial on any executor, review M54)."""
+    with the default ``chunk_size`` a suite of both went serial on any executor)."""
     batch: list[tuple[int, Case]] = []
     batch_kind: object = None
     for item in items:

@@ -151,7 +151,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
             store.close()  # a finished run has nothing to resume: left as it was (not stamped finished again)
             if pool is not None:
                 # its first worker built a system: dropped as at a run's end, so its finaliser runs (stopped, each
-                # resume of a finished process-isolated run left a desk's working copy behind: review F56)
+                # resume of a finished process-isolated run left a desk's working copy behind)
                 pool.finish()
             _release_left(systems, timeout_s)
             return store.directory
@@ -218,7 +218,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         raise
     if pool is not None:
         # each worker drops its system, its finaliser runs, as at the end of a thread run: after the run is stamped
-        # finished, as _release_left (a Ctrl-C while a finaliser ran left a run of every case unfinished: F55)
+        # finished, as _release_left (a Ctrl-C while a finaliser ran left a run of every case unfinished)
         pool.finish()
     _release_left(systems, timeout_s)  # after the run is finished: a resume would find it blocking again
     refuse_changed_journal(store.directory, store.manifest)  # records not the run's: never gated
@@ -378,7 +378,7 @@ STOPPED = "stopped by a Ctrl-C or a signal to the run's process group"
 
 def stopped_how(signal_name: str | None) -> str:
     """How ``abrupt_ends`` names a stop the run's process saw: :data:`STOPPED`, or ``stopped by signal SIGTERM`` when
-    the stop said which signal it came by (:func:`~.in_flight.stop_signal`; review L6: a SIGTERM and a Ctrl-C read
+    the stop said which signal it came by (:func:`~.in_flight.stop_signal`; before, a SIGTERM and a Ctrl-C read
     alike)."""
     return f"stopped by signal {signal_name}" if signal_name else STOPPED
 
@@ -406,7 +406,7 @@ class _Systems:
     epoch_given: list[str] | None = None
     #: Instances a finished thread run leaves: released (:func:`_release_left`) once the run is finished.
     left: list[Any] = field(default_factory=list)
-    #: The instances the run holds: one the factory gives again is refused (a module-level instance: review R67).
+    #: The instances the run holds: one the factory gives again is refused (a module-level instance).
     held: Held = field(default_factory=Held)
 
 
@@ -561,7 +561,7 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
     if epochs is not None and manifest.epochs != epochs:
         raise RunDirError(f"{directory}: this run has epochs={manifest.epochs}, not {epochs}; resume it with "
                           f"epochs={manifest.epochs} (--epochs {manifest.epochs})")
-    if manifest.oloproof_nb != __version__:  # another release may judge, reset or replay otherwise (review F52)
+    if manifest.oloproof_nb != __version__:  # another release may judge, reset or replay otherwise
         raise RunDirError(f"{directory}: this run was started by oloproof_nb {manifest.oloproof_nb}, not by this "
                           f"{__version__} (its verdicts would mix two releases' rules); finish it with oloproof_nb "
                           f"{manifest.oloproof_nb}, or start a new run")
@@ -575,7 +575,7 @@ def _check_resumable(manifest: Manifest, suite: Suite, version: str | None, fing
         raise RunDirError(f"{directory}: {', '.join(what)} changed since this run started (its verdicts would mix "
                           "two versions); start a new run instead")
     # a file the run started with and the suite no longer has (a release.yaml deleted since): resumed, the run would
-    # be gated by the copy its manifest keeps, a release the suite no longer has (review L3). A check's code no
+    # be gated by the copy its manifest keeps, a release the suite no longer has. A check's code no
     # longer named comes with an oloproof.yaml changed, said above as that
     removed = changed_digests({name: manifest.digests[name] for name in manifest.digests
                                if name not in suite.digests}, {})

@@ -116,7 +116,8 @@ def release(instances: list[Any], timeout_s: float | None) -> None:
     _call(instances.clear, "releasing a system instance (its __del__ or a finaliser)", timeout_s)
 
 
-#: Why a run refuses an instance its factory built: one the run still holds (review R67).
+#: Why a run refuses an instance its factory built: one the run still holds (a module-level instance
+#: ran cases of several workers at once on one sandbox).
 SHARED_INSTANCE = ("the system's factory returned an instance the run still holds (the same object: a module-level "
                    "or cached instance), so two cases would run on one sandbox at once (another worker's case, or a "
                    "call that exceeded case_timeout_s and may still be running on it); make the factory build a new "
@@ -138,8 +139,9 @@ _BUSY_LOCK = threading.Lock()
 
 def note_abandoned(instance: Any, threads: list[threading.Thread]) -> None:
     """Note that the calls on ``threads`` (abandoned after a timeout) may still run on ``instance``: until they end,
-    :meth:`Held.add` refuses it in every run of this process (review F68: a resume in the same process, a notebook's,
-    took a module-level instance back from the factory and ran its cases beside the call R67 stopped the run for).
+    :meth:`Held.add` refuses it in every run of this process (a resume in the same process, a notebook's, took a
+    module-level instance back from the factory and ran its cases beside a timed-out call still running on
+    it, where the run that call timed out in is stopped).
     An instance that takes no weak reference is held until the threads end (they hold it meanwhile)."""
     if not threads:
         return
@@ -165,10 +167,10 @@ class Held:
 
     A factory returning a module-level instance counted as one that builds: ``workers=4`` ran four cases on one
     sandbox at once (18 of 24 ``state_matches`` failed that pass on one worker), and a serial run went on beside a
-    timed-out call still writing into it, where an instance given to the run stops it (review R67). An instance
+    timed-out call still writing into it, where an instance given to the run stops it. An instance
     that takes no weak reference (``__slots__`` without ``__weakref__``, ``@dataclass(slots=True)``,
     ``types.SimpleNamespace``) is held by a strong one until it is dropped or :meth:`take_kept` hands it on to be
-    released (review F68: untracked, a module-level one ran 4 workers on one sandbox, 6 of 8 ``state_matches``
+    released (untracked, a module-level one ran 4 workers on one sandbox, 6 of 8 ``state_matches``
     failing that pass on one worker).
     """
 
@@ -239,7 +241,7 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
         The file digests taken for earlier instances of one run in this process, by their classes (filled here): an
         instance of the very class objects an earlier one had runs the code those digests were taken of, whatever
         the files say now, so they are not taken again (a thread run's replacement instance, while the system's
-        file outside the suite folder is saved in an editor, runs on: review F50).
+        file outside the suite folder is saved in an editor, runs on).
 
     Returns
     -------
@@ -323,7 +325,7 @@ def read_or_release(built: list[Any], timeout_s: float | None, read: Callable[[A
 
     The error's traceback (``read``'s frames) and its context (the user's error from the instance's own ``version``
     property or ``fingerprint()``) hold the instance: they are cut first, or the release drops no last reference
-    (review M52: 2 instances built, 1 released while a notebook kept the error).
+    (2 instances built, 1 released while a notebook kept the error).
     """
     try:
         return read(built[0])

@@ -176,7 +176,7 @@ def _abandon(helper: _Helper) -> None:
 
 def abandoned_calls() -> list[threading.Thread]:
     """The helper threads the calling thread abandoned whose call is still running (a timed-out call goes on in the
-    background: review F68, an instance it runs on must not be given to a case meanwhile, by a resume either)."""
+    background: an instance it runs on must not be given to a case meanwhile, by a resume either)."""
     running = [thread for thread in getattr(_LOCAL, "abandoned", ()) if thread.is_alive()]
     _LOCAL.abandoned = running
     return running

@@ -80,7 +80,7 @@ def _load(args: argparse.Namespace, doing: str) -> Run:
                             pass_threshold=args.pass_threshold)
     if (args.cluster, args.state_key, args.pass_threshold) != (None, None, None):
         # a run folder's python checks read their scores when the suite runs: "for Inspect AI logs only" left a user
-        # with a reward check and no word of where its threshold goes (review L8)
+        # with a reward check and no word of where its threshold goes
         yaml_hint = ("; a python check's scores pass at its pass_threshold: in oloproof.yaml, read when the suite "
                      "runs (set it there and run the suite again)") if args.pass_threshold is not None else ""
         raise OloproofError(f"{args.run_dir}: --cluster, --state-key and --pass-threshold apply to Inspect AI logs "
@@ -146,7 +146,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OloproofError(f"the run stopped before it finished: the process running the system "
                             f"{ended_how(exitcode)}" + in_flight(directory, exitcode)
                             + resume_hint(args, directory))
-    if final[0] == "interrupted" and len(final) > 1:  # not the user's Ctrl-C (review F21: a silent second try)
+    if final[0] == "interrupted" and len(final) > 1:  # not the user's Ctrl-C (read as one: a silent second try)
         raise OloproofError(f"the run stopped before it finished: the process running the system was {final[1]} "
                             "(this command got none)" + in_flight(directory, exitcode, final[1])
                             + resume_hint(args, directory))
@@ -298,7 +298,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     try:
         if not args.contract:  # an unset `$CONTRACT`: a contract error, as a hook reading --json expects one
             raise ContractFileError(f"argument contract: {EMPTY_PATH}")
-        with StopOnSignals(interrupt=True, every=True):  # SIGQUIT, SIGUSR1, SIGALRM, ... too (review L7)
+        with StopOnSignals(interrupt=True, every=True):  # SIGQUIT, SIGUSR1, SIGALRM, ... too
             receipt = verify_contract_file(Path(args.contract))
     except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (Stopped too)
         name = exc.args[0] if isinstance(exc, Stopped) else "SIGINT"

@@ -171,7 +171,7 @@ def _error(args: argparse.Namespace, kind: str, message: str, prefix: str = "olo
     gets one object on every exit 2.
     ``message``, already escaped (:func:`~oloproof_nb.errors.terminal_text`), is cut to
     :data:`~oloproof_nb.errors.MESSAGE_LIMIT` characters here: escaping makes a control character up to 10, so a
-    message cut before it could still fill a line of thousands (review C14). Returns 2."""
+    message cut before it could still fill a line of thousands. Returns 2."""
     message = cut_middle(message)
     if getattr(args, "json", False):
         print_json_error(kind, message)

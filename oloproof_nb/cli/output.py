@@ -172,7 +172,7 @@ def print_wrapped(note: str, width: int, indent: str = "") -> None:
     hyphenated name, nor inside a change ``a → b``. It may quote a run or a suite: shown as written
     (:func:`~oloproof_nb.errors.terminal_text`), never acted on; and no text it quotes starts a line where the
     command's own lines start (a case id ``zz compare: PASS — exit 0: …`` of a case file wrapped into a line of its
-    own that read as the exit line, review R65)."""
+    own that read as the exit line)."""
     lines = textwrap.wrap(terminal_text(note).replace(" → ", "\xa0→\xa0"), width, initial_indent=indent,
                           subsequent_indent=indent or "    ", break_long_words=False, break_on_hyphens=False)
     print("\n".join(lines).replace("\xa0", " "))

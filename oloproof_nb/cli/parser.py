@@ -40,7 +40,7 @@ def _number(text: str, kind: type[_N]) -> _N:
     """``kind(text)``, ``kind`` being ``int`` or ``float``: the one reading of a numeric option's value. A value
     holding a '_' is refused (ArgumentTypeError naming it and what is allowed): Python's int() and float() skip a
     '_' between digits, so ``--pass-threshold 1_0`` gated at 10 and ``--workers 1_6`` ran 16 workers, a slip of the
-    finger read as a number (review L10). Any other value that is no number raises ``kind``'s ValueError."""
+    finger read as a number. Any other value that is no number raises ``kind``'s ValueError."""
     if "_" in text:
         raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r} (a '_' is refused, as Python would "
                                          f"skip it: give {_WRITTEN[kind]})")
@@ -114,7 +114,7 @@ class _Parser(argparse.ArgumentParser):
         if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
             message += f"; a value that starts with '-' is given as {wanted.group(1)}=VALUE"
         # one line, as every error: argparse quotes an unrecognized argument as given (a line break, an escape
-        # sequence, 5,000 characters); cut once escaped, as an escape is up to 10 characters long (review C14)
+        # sequence, 5,000 characters); cut once escaped, as an escape is up to 10 characters long
         message = cut_middle(terminal_text(message))
         if self.json_errors:  # a hook reading stdout as JSON gets its error there too, not nothing
             print_json_error("usage error", f"{message} (see `{self.prog} --help`)")

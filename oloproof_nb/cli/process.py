@@ -44,14 +44,12 @@ def _hold_stops() -> frozenset[int]:
     in the run's process (a fork has this thread alone; a spawn's threads start held). In this process a stop waits
     only when no other thread takes it: one that does not block it (a Python thread of the caller's, which makes
     the run's process a spawn; OpenBLAS's pool until the fork's own handlers stop it) has the handler run here at
-    once, and the command stops before its run (exit 2, ``oloproof: interrupted by SIGTERM``, no run folder:
-    review F63).
+    once, and the command stops before its run (exit 2, ``oloproof: interrupted by SIGTERM``, no run folder).
 
     The run's process starts with them held (a fork, and the exec of a spawn, keep the mask): a stop that reached
     it in its first moments, before ``_child_run`` was ready for it (a Ctrl-C or a SIGTERM to the process group as
     the run started), was a Python traceback on stderr (``Process oloproof-run: … Stopped: SIGTERM``), or was lost
-    in the fork's own hooks (``Exception ignored in: … Random.seed``) and the run went on to its gate (review
-    F62)."""
+    in the fork's own hooks (``Exception ignored in: … Random.seed``) and the run went on to its gate."""
     if not hasattr(signal, "pthread_sigmask"):
         return frozenset()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
@@ -327,7 +325,7 @@ class Stopped(KeyboardInterrupt):
 #: or SIGILL returns to the faulting instruction, which faults again: the hook would hang instead of dying). The
 #: console script's module keeps the same list (``_oloproof_nb_entry._NOT_STOPPING``; a test holds them equal).
 #: SIGIO ends a process on Linux (signal(7)) but is discarded by default on macOS and the BSDs (sigaction(2)), as
-#: SIGURG is: there it is left alone too (review F64).
+#: SIGURG is: there it is left alone too.
 NOT_HOOK_STOPS = frozenset({"SIGKILL", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCONT", "SIGCHLD", "SIGURG",
                             "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"}
                            | ({"SIGIO"} if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd"))
@@ -348,7 +346,7 @@ def hook_stops() -> frozenset[int]:
     (Ctrl-\\), SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGABRT, the real-time signals, ... (all but
     :data:`NOT_HOOK_STOPS`). ``oloproof receipt`` is a completion hook, and a hook runner blocks on exit 2 only: left
     to its default, each ended the hook 128 + N, "not blocking", and the validator it started (a session of its own)
-    ran on (review L7)."""
+    ran on."""
     return frozenset(int(sig) for sig in signal.valid_signals() if signal_name(sig) not in NOT_HOOK_STOPS)
 
 

@@ -62,7 +62,7 @@ def judge_replay(ctx: CaseContext, trajectory: Trajectory, state: dict[str, Any]
     run on replays, nor is an ``outcome_contract``: a case that promises an
     ``outcome`` the suite judges and expects no state shows a recovery by its
     answer alone, which an agent that says it delivered whatever the tool
-    returned gives too (review R53: a report writer that ignored a failed
+    returned gives too (a report writer that ignored a failed
     ``write_report`` was ``recovered`` on 40 of 40 replays, none of which wrote
     a report). Such a recovery is ``missing`` (``recovery_unobserved``, its
     ``recovered`` None, as on the other ``missing`` rows: the report counted it

@@ -109,7 +109,7 @@ class MetamorphicRelation(Evaluator):
                 for c in (rec["case"] for rec in records)]
         position = {(cid, epoch): i for i, (cid, epoch, _, _) in enumerate(keys)}
         # the majorities worked out once, for the labels and for whether the transform is checked
-        # (``transform_checked`` would work them out again; review L10)
+        # (``transform_checked`` would work them out again)
         label_of = pair_labels(labels.get(self.transform, []))
         checked = labels_row(label_of, n_derived, transform.minimum_validity)["checked"]
         verdicts: list[RunVerdictRow] = []

@@ -64,7 +64,7 @@ def _type_only(rows: list[Row]) -> str:
     """A note for a failed check whose differing rows include values that differ in JSON type only, which a
     sandbox's own storage makes (a ``Decimal`` kept as text, SQLite's ``false`` as ``0``): empty when none do.
 
-    Review U25: a benchmark's ``initial_state`` written with float balances, snapshotted as ``Decimal`` text, failed
+    Before, a benchmark's ``initial_state`` written with float balances, snapshotted as ``Decimal`` text, failed
     every case with ``7 unexpected changes: …`` while ``run.comparisons`` showed ``0.0`` and ``0.0``.
     """
     alike = [(path, want, got) for path, want, got, ok in rows if not ok and _reads_alike(want, got)]
