@@ -9,6 +9,7 @@ oloproof's own (a bug) or the user's Ctrl-C, and stops the run.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,19 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     """
     settings.note_case(case.id, case.epoch, False)
     running = abandoned_calls()  # those still running from earlier cases: the ones this case leaves are the others
+    try:
+        return _execute_case(case, index, system, settings, running)
+    except BaseException:
+        # the user's Ctrl-C while a call ran on the system (or oloproof's own error): that call goes on in the
+        # background as a timed-out one does, so no run of this process may give the instance to a case while it
+        # runs (a notebook's resume after Ctrl-C ran the interrupted case again beside it)
+        note_abandoned(system, [thread for thread in abandoned_calls() if thread not in running])
+        raise
+
+
+def _execute_case(case: Case, index: int, system: Any, settings: RunSettings,
+                  running: list[threading.Thread]) -> CaseOutcome:
+    """:func:`execute_case` once the case is noted; ``running``: the abandoned calls still running before it."""
     started = utc_now()
     t0 = time.perf_counter()
     status, error, trace = "completed", None, None

@@ -126,8 +126,8 @@ SHARED_INSTANCE = ("the system's factory returned an instance the run still hold
 
 #: Why a run refuses an instance a call abandoned after a timeout still runs on, in any run of this process.
 BUSY_INSTANCE = ("the system instance a case would run on has a call still running on it that exceeded "
-                 "case_timeout_s (an earlier case's, of this run or another in this process), so the case would run "
-                 "beside it; "
+                 "case_timeout_s or was interrupted (Ctrl-C) (an earlier case's, of this run or another in this "
+                 "process), so the case would run beside it; "
                  "make the factory build a new instance on each call (give the class, or a function that returns a "
                  "new one), or wait for that call to end")
 
@@ -138,10 +138,11 @@ _BUSY_LOCK = threading.Lock()
 
 
 def note_abandoned(instance: Any, threads: list[threading.Thread]) -> None:
-    """Note that the calls on ``threads`` (abandoned after a timeout) may still run on ``instance``: until they end,
-    :meth:`Held.add` refuses it in every run of this process (a resume in the same process, a notebook's, took a
-    module-level instance back from the factory and ran its cases beside a timed-out call still running on
-    it, where the run that call timed out in is stopped).
+    """Note that the calls on ``threads`` (abandoned after a timeout, or interrupted by Ctrl-C) may still run on
+    ``instance``: until they end, :meth:`Held.add` refuses it in every run of this process (a resume in the same
+    process, a notebook's, took a module-level instance back from the factory and ran its cases beside a timed-out
+    call still running on it, where the run that call timed out in is stopped; after Ctrl-C, beside the interrupted
+    call).
     An instance that takes no weak reference is held until the threads end (they hold it meanwhile)."""
     if not threads:
         return
