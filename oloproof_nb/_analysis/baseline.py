@@ -123,7 +123,7 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     not checked in both, say) give the same rows, so the same rates: accepted. A baseline whose sandbox raised or timed
     out in a case run (its ``reset``, ``snapshot`` or ``observe``: a database down) counts that run's rows as not
     passed, though nothing was measured: with half its cases in error, a ``state_matches`` every case of which the idle
-    agent passes read 0.5, below the threshold, and the red flag was gone (review R23); refused too.
+    agent passes read 0.5, below the threshold, and the red flag was gone; refused too.
     A baseline one of whose frames was set in the session (``idle.verdicts = frame``: :attr:`~.run.Run.replaced`)
     gives the rates of that frame: refused too, as is one whose manifest was edited in place
     (:attr:`~.run.Run.manifest_edits`: its ``n_cases``, ``finished_at`` or ``system_version`` are what is checked).
@@ -183,7 +183,7 @@ def check_baseline_config(run: Run, idle: Run) -> None:
     if idle.suite_name != run.suite_name:
         raise OloproofError(f"{idle.directory}: a baseline of suite {idle.suite_name!r}, not of {run.suite_name!r}")
     releases = idle.manifest.oloproof_nb, run.manifest.oloproof_nb
-    if releases[0] != releases[1]:  # as op.load_runs refuses to pool such runs, and a resume to mix them (F62, F63)
+    if releases[0] != releases[1]:  # as op.load_runs refuses to pool such runs, and a resume to mix them
         raise OloproofError(f"{idle.directory}: a baseline made by oloproof_nb {releases[0]}, run {run.run_id} by "
                             f"{releases[1]}, which may judge, reset or replay a case otherwise, so its rates are "
                             "judged by another release's rules; make one with op.baseline(suite) or oloproof run "
@@ -212,7 +212,7 @@ def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataF
     share of its rows that passed (:func:`baseline_rates`), for ``pass^k`` / ``pass@k`` the mean of the values of
     its cases with at least k rows (NaN when none has), as the gate's ``rate`` is. The plain share set against a
     reduced threshold compared two quantities: a sandbox right in one epoch of three whatever the agent does gives
-    the idle agent a share of 1/3 but a pass@3 of 1, and its pass@3 check lost its red flag (review R45).
+    the idle agent a share of 1/3 but a pass@3 of 1, and its pass@3 check lost its red flag.
     ``passes_when_idle`` is ``noop_rate >= threshold``; False when the criterion is not listed in release.yaml
     (threshold NaN) or the baseline has no rows for it.
     """

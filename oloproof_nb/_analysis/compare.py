@@ -42,7 +42,7 @@ applies:
    with them counted as base passes no longer clears −margin: the base measured nothing there (its sandbox down,
    a replay that did not reproduce), so counting it as not passed makes the candidate's failure there a tie and
    its pass a gain (a base whose sandbox was down on 30 of 60 cases and a candidate failing those 30 read
-   NO_REGRESSION at margin 0.1; review R40), while as passes, the most the base could have done, every such row
+   NO_REGRESSION at margin 0.1), while as passes, the most the base could have done, every such row
    is a tie or a loss; a NO_REGRESSION that holds then holds whatever the base would have done (a note says so).
    A row missing in the candidate alone counts as not passed, which can only count against the candidate.
 
@@ -61,7 +61,7 @@ differs from the base run's in a setting that decides a comparison (``release_ch
 loosen the rule it is judged by), else ``NO_REGRESSION``. Two runs made while release.yaml was loosened agree,
 so that cannot catch them: the rule used (theirs, or one given) is also weighed against the candidate's suite
 folder's release.yaml as it is now, as the gate's settings are, and a weaker one is named (``Comparison.relaxed``,
-``weaker_than``); the verdict stays the rule's (review R23).
+``weaker_than``); the verdict stays the rule's.
 
 Runs made with different validity labels (:func:`~.run_checks.label_difference`, the test ``op.load_runs`` pools by) are
 compared, with a note in ``Comparison.notes`` naming the copies scored in one run only (each run left out the
@@ -293,7 +293,7 @@ def _overall(table: pd.DataFrame, base_run: Run, cand_run: Run, unpaired: pd.Dat
         overall = "INSUFFICIENT_EVIDENCE"
     short = [f"{FEWER_EPOCHS}: the {side} run {r.run_id}: {why.split(': ', 1)[1]}"
              for side, r in (("base", base_run), ("candidate", cand_run)) if (why := fewer_epochs(r))]
-    if short:  # first tries alone: a candidate that fails only on a later try read NO_REGRESSION (review F41)
+    if short:  # first tries alone: a candidate that fails only on a later try read NO_REGRESSION
         unwhole += short
         if overall == "NO_REGRESSION":
             overall = "INSUFFICIENT_EVIDENCE"
@@ -326,8 +326,8 @@ def _suite_changes(candidate: Run) -> list[str]:
     Two runs made while the suite was loosened (``epochs: 1`` where it asks 3, a check made lenient, its hard cases
     taken out) and compared after it was put back agree with each other, so no ``check_changed``, ``fewer_epochs``
     or ``cases_not_in_both_runs`` holds them back: a desk that acts only on a request's first try read
-    NO_REGRESSION, exit 0, against one that always acts, where the suite's 3 epochs make it a regression (review
-    R54), and ``oloproof gate`` of either run warned of the change while ``oloproof compare`` said nothing. The base
+    NO_REGRESSION, exit 0, against one that always acts, where the suite's 3 epochs make it a regression, and
+    ``oloproof gate`` of either run warned of the change while ``oloproof compare`` said nothing. The base
     run is not weighed on its own: when its suite differs from the candidate's, the checks, epochs and cases the
     comparison pairs say so already, and a suite edited between the two runs is the usual case.
 
@@ -351,12 +351,12 @@ def _suite_changes(candidate: Run) -> list[str]:
 def _same_run(base: Run, candidate: Run) -> bool:
     """Whether the two are one run given twice: the same id, manifest, checks and verdicts. A run's manifest
     keeps where an Inspect AI log was read from, which is not the run: one eval read from two copies of its log
-    (a folder downloaded twice, the ``.eval`` and its ``.json``) was compared with itself (review U4). Its
+    (a folder downloaded twice, the ``.eval`` and its ``.json``) was compared with itself. Its
     findings name that place too: a vacuous check names the path given to ``from_inspect`` and samples that never
     ran the log's file name, so they are set aside with it (each is worked out from the reading, in ``config``, and
     the scores, in the verdicts, both compared): read with ``pass_threshold=0``, the eval was compared with itself
     again, NO_REGRESSION. A pool of one run (``op.load_runs([dir])``) is that run: its frames only add the
-    ``run_id`` column (review F22: compared with the run itself, NO_REGRESSION)."""
+    ``run_id`` column (compared with the run itself, it read NO_REGRESSION)."""
     def where_aside(run: Run) -> Any:
         stored = run.manifest.suite_config
         if "inspect_logs" not in stored.config:
@@ -414,7 +414,7 @@ def _release(candidate: Run, release: ReleaseLike | None, common: list[str], spl
         cfg, file = load_release(release), str(release)
     for name in cfg.regression.criteria or []:
         if name not in common:
-            hint = f" ({split_hint(name)})" if name in split else ""  # review F38: it said not why
+            hint = f" ({split_hint(name)})" if name in split else ""  # the refusal once said not why
             raise ConfigError(file, "regression.criteria", f"{name!r} is not judged by both runs{hint}; criteria of "
                                                            f"both: {', '.join(common) or '(none)'}")
     # a criterion given (release=, --release) that neither run judges is a typo, as the gate refuses it: its
@@ -542,7 +542,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     counts = pd.DataFrame({"criterion": rows["criterion"], "ptf": is_b & ~is_c, "ftp": ~is_b & is_c,
                            "missing": either_missing}).groupby("criterion", sort=False).sum()
     # the base run measured nothing on these rows: as "not passed" they make a candidate's failure there a tie and
-    # its pass a gain, so a candidate that fails where the base's sandbox was down read NO_REGRESSION (review R40)
+    # its pass a gain, so a candidate that fails where the base's sandbox was down read NO_REGRESSION
     base_missing = {str(k): int(v) for k, v in rows.loc[rows["base"] == "missing", "criterion"].value_counts().items()}
     unchecked = unchecked_criteria(base_run, cand_run, common)
     changed = changed_checks(base_run, cand_run)

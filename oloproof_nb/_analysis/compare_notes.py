@@ -61,10 +61,10 @@ def relaxed_rule(base: Run, candidate: Run, cfg: ReleaseConfig, clustered: bool,
     every listed criterion's interval lies above -margin``; only the header's ``margin 0.99`` told it from the
     runs' own 0.02, by which the same runs are INSUFFICIENT_EVIDENCE. A base run without release.yaml was measured
     against the candidate's instead: the candidate's own file, margin 0.9, given with ``--release`` read
-    NO_REGRESSION with no word of it, where the default rule says ``release_changed`` (review R17). And ``own``'s
+    NO_REGRESSION with no word of it, where the default rule says ``release_changed``. And ``own``'s
     criteria were read among those both runs judge: a check the candidate's suite dropped (the one its system now
     fails) fell out of the base run's own list, so the candidate's file, listing the rest, given with ``--release``
-    read NO_REGRESSION, exit 0, as no weaker rule (review R28).
+    read NO_REGRESSION, exit 0, as no weaker rule.
     """
     if own is None:
         own = base.release if base.release is not None else ReleaseConfig()
@@ -157,7 +157,7 @@ def metadata_changes(base: Run, candidate: Run, paired: pd.DataFrame, changed: d
     for a paired case, each with how: a check is called with the whole case, and its ``metadata`` is where a
     suite keeps what a check compares with (the outputs a reply must mention, a benchmark's ground truth), but the
     case digest leaves ``metadata`` out, so the case stays paired. A candidate's case file that wrote its own
-    wrong answers into the metadata of the cases it now fails read NO_REGRESSION (review R17). Other checks are
+    wrong answers into the metadata of the cases it now fails read NO_REGRESSION. Other checks are
     never given the metadata: an edited tag changes nothing they judge."""
     judged = {ev.name for ev in base.config.evaluators}
     checks = [ev.name for ev in candidate.config.evaluators
@@ -181,7 +181,7 @@ def metadata_changes(base: Run, candidate: Run, paired: pd.DataFrame, changed: d
 def _one_release(releases: tuple[str, str]) -> str:
     """Which run to make again, and with which release, for two runs made by ``releases`` (base, candidate): the one
     the installed release did not make, with it; both, with one release, when it made neither. "Run the base again
-    with this release" named neither release when the base was the newer run (review L8).
+    with this release" named neither release when the base was the newer run.
 
     Examples
     --------

@@ -52,7 +52,7 @@ def decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked: 
     if row["n_clusters"] < cfg.min_clusters:  # the numbers, as the gate gives them, and where the interval lies
         why = (f"too_few_clusters: its rows fall in {clusters_text(row['n_clusters'])}, "
                f"min_clusters is {cfg.min_clusters}")
-        if row["ci_high"] < -cfg.regression.margin:  # a wrapped benchmark's 6 customers (review U18) said no more
+        if row["ci_high"] < -cfg.regression.margin:  # a wrapped benchmark's 6 customers said no more
             why += ("; its interval lies below −margin, but from so few clusters an interval is not trusted: a "
                     "loss this suite has too few clusters to confirm (cluster more finely, or add clusters)")
         return "INSUFFICIENT_EVIDENCE", why

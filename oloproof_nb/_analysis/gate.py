@@ -97,10 +97,10 @@ def no_decision(run: Run) -> str:
     ``cases.jsonl`` lost records (a truncated copy, an edited artifact) would be judged on the records
     left. A Run one of whose frames was set in the session (``run.verdicts = frame``: :attr:`Run.replaced`,
     ``edited_frames``) is gated on that frame, which the run folder does not hold: failing rows dropped in a
-    notebook PASSed there while ``oloproof gate`` of the same folder BLOCKed (review R56); so is one whose manifest
+    notebook PASSed there while ``oloproof gate`` of the same folder BLOCKed; so is one whose manifest
     was edited in place (:attr:`Run.manifest_edits`: a ``finished_at`` given to an unfinished run, a ``n_cases``
     lowered to the records a truncated journal holds, an ``inspect_logs`` key that skips the count, a system version
-    or fingerprint made a pooled run's, ``epochs``: each PASSed, review R60). A pooled run needs every
+    or fingerprint made a pooled run's, ``epochs``: each PASSed). A pooled run needs every
     one of its runs whole, and made by one system (``mixed_systems``: its runs' ``version``, code fingerprint or
     settings fingerprint differ, or none records a code fingerprint): pooled with runs of the version before it, a
     regressed agent's rows were outnumbered and the pool passed; and all of them runs of the same cases
@@ -112,7 +112,7 @@ def no_decision(run: Run) -> str:
         return (f"{EDITED}: {names} set in this session (run.{run.replaced[0]} = …), so the table is of that frame, "
                 "not of the run's records, and has no release decision; load the run again (op.load_run) for its own")
     edits = run.manifest_edits
-    if edits:  # what the checks below read: an unfinished run given a finished_at PASSed (review R60)
+    if edits:  # what the checks below read: an unfinished run given a finished_at PASSed
         names = ", ".join(f"run.{name}" for name in edits)
         return (f"{EDITED}: {names} edited in this session, so the table is of a run that is not the one its folder "
                 "holds, and has no release decision; load the run again (op.load_run) for its own")
@@ -156,7 +156,7 @@ def no_decision(run: Run) -> str:
 
 def unfinished_runs(run: Run) -> str:
     """Which run of ``run`` did not finish, in words: ``the run``, or of a pooled run ``run <id> of the <n> pooled``
-    (``(and <m> more)`` when others did not either) — which of them to resume (review R61: "the run" named none).
+    (``(and <m> more)`` when others did not either) — which of them to resume ("the run" named none).
     As :func:`no_decision` and the notebook view of the run say it; for a run that did not finish (``run.finished``
     false)."""
     if len(run.runs) < 2:
@@ -173,7 +173,7 @@ def fewer_epochs(run: Run) -> str:
     epochs=)`` and ``oloproof run --epochs`` override it, and a run of fewer tries measures less than the suite does:
     a desk that acts on a request the first time and answers "already done" on every later try passed
     ``state_matches`` 40 of 40 with ``--epochs 1`` (gate PASS, exit 0, not a word) where the suite's own 3 epochs give
-    40 of 120 (FAIL; review F40). Its tables stay, as an unfinished run's do. Each run of a pool
+    40 of 120 (FAIL). Its tables stay, as an unfinished run's do. Each run of a pool
     (:func:`op.load_runs <oloproof_nb.load_runs>`) must hold its suite's epochs: three 1-epoch runs are three first
     tries, each by a fresh system, and the same desk passed them 120 of 120. An Inspect AI log has no oloproof.yaml:
     its epochs are the log's.
@@ -198,7 +198,7 @@ def _other_cases(run: Run) -> str:
 
     Pooled, a case counts once in each run that holds it: three runs of a case file pooled with one run of the
     file with ten failing cases added put those ten at a quarter of the weight of the others, and a system that
-    FAILs the new file alone (40 of 55) passed the pool (160 of 175) at 0.85 (review G11).
+    FAILs the new file alone (40 of 55) passed the pool (160 of 175) at 0.85.
     """
     runs = run.runs
     if len(runs) < 2:
@@ -223,7 +223,7 @@ def mixed_pool(run: Run) -> str:
     ``mixed_cases: …``, without what it makes of it), or ``""``: one run, or runs of one system and case file.
 
     For the tables that pool rows without a decision (:func:`~oloproof_nb._analysis.slices.slice_table`), which
-    say so rather than show one rate of two agents (review U27).
+    say so rather than show one rate of two agents.
     """
     mixed = _other_system(run)
     if mixed:
@@ -467,7 +467,7 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         cfg, file = _merged(cfg, criteria, confidence, method), "gate(criteria=, confidence=, method=)"
     # the run's own settings (release None) may gate a criterion none of its checks judges: a no_evidence row, as
     # without the keywords; only a name the keywords add is refused (gate(run, confidence=0.9) named the stored
-    # criterion as the caller's mistake, where gate(run) BLOCKs on it: review F59)
+    # criterion as the caller's mistake, where gate(run) BLOCKs on it)
     named = cfg.criteria if release is not None else (criteria or {})
     unknown = [name for name in named if name not in run.criteria]
     if unknown:
@@ -510,8 +510,8 @@ def run_is_clustered(run: Run, sums: Iterable[ClusterSums] = ()) -> bool:
 def _ids_repeat(clusters: pd.Series) -> bool:
     """:func:`~oloproof_nb._core.stats.is_clustered` of a run's ``cluster`` column, its rows per id counted by
     ``pd.factorize`` (in C): ``is_clustered`` made a Python string of each id, checked each for a missing marker
-    and counted them in a ``Counter``, 0.06 s of CPU at 250,000 case runs and about a tenth of the gate's own
-    (review P7). A column with a missing id, or ids ``factorize`` cannot hash, goes to ``is_clustered``, which
+    and counted them in a ``Counter``, 0.06 s of CPU at 250,000 case runs and about a tenth of the gate's own.
+    A column with a missing id, or ids ``factorize`` cannot hash, goes to ``is_clustered``, which
     refuses the one and counts the other as it did."""
     if not clusters.hasnans:
         try:
@@ -792,7 +792,7 @@ def _reduced_row(criterion: str, ev: Any, rs: Any, cfg: ReleaseConfig, checked: 
         notes.append(REPEATED_NOTE.format(n=rs.repeated))
     left_out = 0 if rs is None else rs.left_out
     if left_out:
-        k = rs.reduction.k  # and what would decide it: the reason said only what was left out (review X2)
+        k = rs.reduction.k  # and what would decide it: the reason said only what was left out
         notes.append(f"{left_out} case(s) with fewer than {k} rows left out of {text} (any of them may fail, so no "
                      f"verdict): each case needs {k} rows, one per epoch it was judged in (a fault criterion's in "
                      "the epochs that called its tool); run more epochs, or gate it with reduce: mean")

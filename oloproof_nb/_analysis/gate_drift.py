@@ -37,11 +37,11 @@ def suite_folder(run: Run) -> Path | None:
     A run folder moves with its suite: a suite made at one path and gated at another (another checkout, a CI job's
     workspace, the folder renamed) has its manifest's root pointing where nothing is, or at another copy of the
     suite. Compared with that path, a run made while release.yaml was loosened, gated after the file was put back
-    and the folder moved, said ``gate: PASS — exit 0`` without the word it gets where it was made (review G24).
+    and the folder moved, said ``gate: PASS — exit 0`` without the word it gets where it was made.
     A run folder sitting in a suite of another name (a link or a copy put in its ``runs/``) is another suite's run:
     it is compared with the one it was made from, while that folder holds a suite. Where it holds none, the suite was
     moved and renamed since (or the run copied from another machine): compared with nothing, a run made while
-    release.yaml was loosened gated PASS with no word (review F30), so it is compared where it sits.
+    release.yaml was loosened gated PASS with no word, so it is compared where it sits.
     """
     made = run.suite_root
     if made is None:
@@ -94,7 +94,7 @@ def release_unreadable(run: Run) -> str:
     it), or ``""``: none is there, it reads, or the run has no suite folder.
 
     The stored settings decide a gate of the run either way; a file that reads and differs is named by
-    :func:`warn_release_drift`, and one that does not read was passed over without a word (review R50: a
+    :func:`warn_release_drift`, and one that does not read was passed over without a word (a
     threshold tightened with a typo in the key, or a duplicate key, read as a change the gate had taken)."""
     root = suite_folder(run)
     if root is None or not os.path.lexists(root / RELEASE_FILE):
@@ -171,7 +171,7 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
     if root is None:
         return []
     out = []
-    stored = stored_pair_labels(run)  # the Run's, worked out once (review L8)
+    stored = stored_pair_labels(run)  # the Run's, worked out once
     for transform in run.config.metamorphic.transforms:
         path = root / transform.validity_labels
         if not path.is_file():

@@ -64,7 +64,7 @@ def _fault_findings(run: Run, rows: dict[str, int]) -> dict[str, str]:
 def _partial(run: Run) -> str:
     """``the run is unfinished (2 of 48 cases recorded)`` when ``run`` holds fewer case runs than it was started
     for (or ``only 2 of 48 … are recorded`` for a finished run whose journal lost records); ``""`` when it holds
-    them all. A finding made from the records of such a run is known of those records only (review L4)."""
+    them all. A finding made from the records of such a run is known of those records only."""
     if is_inspect_run(run):  # a log's samples are counted when it is read (unrun_samples)
         return ""
     expected = expected_case_runs(run)

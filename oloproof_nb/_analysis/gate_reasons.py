@@ -75,15 +75,15 @@ def all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, conf
     clears the threshold: at least ln(α/2)/ln(threshold), the least whole n whose bound as the gate computes it
     reaches it (:func:`_least_all_pass_n`; of clusters, the least n_min in hundredths,
     :func:`_least_all_pass_size`; README section 6, "How big must a suite be?"). Before,
-    the reason said ``interval_includes_threshold`` alone, and a team whose every case passed read no more
-    (review X2). Other methods (``wilson``) have another all-pass bound: no note.
+    the reason said ``interval_includes_threshold`` alone, and a team whose every case passed read no more.
+    Other methods (``wilson``) have another all-pass bound: no note.
     """
     if not (row["n"] and row["passed"] == row["n"] and row["method"] in ("clopper_pearson", "cluster_t")):
         return ""
     size = n_min(np.asarray(sizes))
     unit = "row" if row.get("reduce", "mean") == "mean" else "case"  # pass^k / pass@k: n counts reduced cases
     # every digit of the threshold (:g showed 0.9999995 as 1), and n_min rounded down to 2 decimals (.4g showed
-    # 1,163.6 as 1164 beside "needs n_min of at least 1164", and 12,345.6 as 1.235e+04; review F47)
+    # 1,163.6 as 1164 beside "needs n_min of at least 1164", and 12,345.6 as 1.235e+04)
     shown = yaml_number(threshold)
     if threshold >= 1:
         return f"every {unit} passes, and no number of {unit}s gives a lower bound of {shown}: lower the threshold"
@@ -92,7 +92,7 @@ def all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, conf
     if clustered:
         effective = f"{math.floor(size * 100 + 1e-9) / 100:,.2f}".rstrip("0").rstrip(".")
         # n_min need not be whole: the least one in hundredths, as n_min is shown (36 was said for 0.9, where
-        # clusters of n_min 35.1 pass: 0.025^(1/35.1) = 0.90024; review M56)
+        # clusters of n_min 35.1 pass: 0.025^(1/35.1) = 0.90024)
         least = f"{_least_all_pass_size(threshold, confidence, need):,.2f}".rstrip("0").rstrip(".")
         return (f"every {unit} passes: its clusters count as n_min = {effective} equal-sized ones, and no lower "
                 f"bound is above {half:g}^(1/n_min); {shown} needs n_min of at least {least} (more clusters, or "
@@ -107,7 +107,7 @@ def _least_all_pass_n(threshold: float, confidence: float) -> int:
 
     ln(α/2)/ln(threshold) rounded up is that n in exact arithmetic, but the gate decides on the float bound: at
     confidence 0.68 and threshold 0.4 the decimal n is 2 and the bound of 2 is 0.39999999999999997, so 2 passing
-    rows stay ``interval_includes_threshold`` while the note said 0.4 needed 2 (review F47); a threshold one float
+    rows stay ``interval_includes_threshold`` while the note said 0.4 needed 2; a threshold one float
     above an achievable bound likewise. So the bound itself is searched (it rises with n), by bisection: near 1 the
     float bound is flat over many n.
     """
@@ -184,7 +184,7 @@ def content_unchecked(run: Run) -> str:
     artifact's content (``check_coverage`` 0), else ``""`` (also without an ``outcome_contract`` evaluator).
 
     Such a PASS says every promised file was there and fresh, nothing of what it holds: before, it read as any
-    other PASS (review R18: 40 empty files, ``gate: PASS``)."""
+    other PASS (40 empty files read ``gate: PASS``)."""
     if not any(ev.type == "outcome_contract" for ev in run.config.evaluators):
         return ""
     receipts = run.receipts

@@ -72,7 +72,7 @@ def weaker_settings(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
     when none is, those weaker than the suite folder's release.yaml as it is now (``now``, as :func:`release_now`
     read it): the run's own, used when none are given, and settings given alike. Given settings equal to a run's
     own that were loosened while it ran (the file put back since) said nothing, where the run's own, used
-    without them, were called weaker than the file (review R23). A run that stored no settings is compared with
+    without them, were called weaker than the file. A run that stored no settings is compared with
     nothing: it was gated with the defaults, which gate no criterion (``no_criteria``), not with settings of its
     own that a file could be weaker or stronger than."""
     return relaxed_or_now(relaxed_gate_settings(run.release, cfg, rows), RUN_OWN,

@@ -68,7 +68,7 @@ def _bracket_depth(outside: bytes) -> int:
     return int(np.cumsum(steps).max())
 
 
-#: Largest member of an ``.eval`` archive read (uncompressed). A zip of 1 MB can hold a 1 GiB member (a review's
+#: Largest member of an ``.eval`` archive read (uncompressed). A zip of 1 MB can hold a 1 GiB member (one such
 #: took 2.2 GB of memory); one sample's JSON, attachments included, is far below this.
 MAX_LOG_MEMBER_BYTES = 256 * 1024 * 1024
 
@@ -182,7 +182,7 @@ def _cannot_read(file: Path) -> str | None:
 
     :func:`is_inspect_log` answers False for such a file, as for a file that is no log: a log of a folder that
     could not be read was left out without a word, its folder judged on the other logs, and one given alone was
-    "not an Inspect AI log" (review R50)."""
+    "not an Inspect AI log"."""
     try:
         handle, _ = open_regular(file)
     except UnreadableFile as exc:
@@ -222,7 +222,7 @@ def is_inspect_source(path: Path) -> bool:
         return False
     unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
     # a .json named as Inspect AI names its logs is one (an empty one a killed eval left): a folder holding only it
-    # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory" (review F54)
+    # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory"
     return bool(unread) or any(f.suffix == ".eval" or _named_json_log(f)
                                or (f.suffix == ".json" and (is_inspect_log(f) or _cut_json_log(f) is not None))
                                for f in near)
@@ -243,7 +243,7 @@ def _cut_json_log(f: Path) -> str | None:
     """How the ``.json`` file ``f`` is a log cut short, or None: it starts as an Inspect AI log does (its first key
     ``version``: :data:`_JSON_LOG_START`) but ends before the log's ``eval`` key (:data:`_TRUNCATED_JSON`), or, its
     keys sorted, starts with the log's ``eval`` object but ends before the ``run_id`` and ``task`` that make it a
-    log (:data:`_TRUNCATED_SORTED`; review F68: skipped without a word, its folder judged on the other logs). Only a
+    log (:data:`_TRUNCATED_SORTED`; once skipped without a word, its folder judged on the other logs). Only a
     file within :data:`_HEAD_BYTES` can be one (a longer log names ``eval`` in its first bytes, and is read as a
     log, whose reader says what is wrong), and one that is whole JSON is another file."""
     try:
@@ -326,13 +326,13 @@ def inspect_log_files(path: str | Path) -> list[Path]:
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (an .eval log is a zip archive with "
                                 "header.json); repair or remove it, or read the other logs one by one")
         # a .json named as Inspect names its logs is one too (Inspect lists it): an empty one, left by an eval
-        # killed as it wrote its log, was skipped without a word and its folder judged on the other logs (U22)
+        # killed as it wrote its log, was skipped without a word and its folder judged on the other logs
         damaged = [f for f in near if _named_json_log(f) and f not in found]
         if damaged:
             raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (named as Inspect AI names its logs, "
                                 "but not an eval log's JSON); repair or remove it, or read the other logs one by one")
         # so is one that starts as a log does but ends before its "eval" key (a copy cut short, renamed): skipped
-        # without a word, its folder was judged on the other logs (review R69)
+        # without a word, its folder was judged on the other logs
         cut = [(f, why) for f in near if f.suffix == ".json" and f not in found and (why := _cut_json_log(f))]
         if cut:
             raise OloproofError(f"{cut[0][0]}: not a readable Inspect AI log ({cut[0][1]}); repair or remove it, or "

@@ -186,14 +186,14 @@ def _modified_at(file: Path) -> str:
 
 #: Samples of an ``.eval`` archive asked of Inspect's reader at once. Its one-sample reader parses the
 #: archive's central directory again for every sample, so reading a log one sample at a time grew with the
-#: square of its samples (4,000 samples: about 145 s, a review's one-off timing; ``benchmarks/inspect_logs.py``
+#: square of its samples (4,000 samples: about 145 s, a one-off timing; ``benchmarks/inspect_logs.py``
 #: times the batches); a batch parses it once, and holds BATCH samples in memory (128 samples of 1 MB each took
 #: 947 MB at peak against 705 MB one at a time: a one-off measurement, no script).
 BATCH = 64
 #: Most sample epochs (dataset samples × epochs) of a header's plan listed one by one. A log's header is text anyone
 #: can edit: ``"epochs": 10000000000000000000`` in a 300 KB log set the plan, a list of 4 × 10¹⁹ entries, being
-#: built until memory ran out (23 GB on review R50's machine, where the kernel killed the process). A larger plan
-#: is read by the log's own summaries.
+#: built until memory ran out (23 GB on the machine it was tried on, where the kernel killed the process).
+#: A larger plan is read by the log's own summaries.
 MAX_PLAN = 1_000_000
 
 

@@ -485,7 +485,7 @@ class Reader:
         key = str(self.cluster)
         if key in given or key in metadata:
             raw = given[key] if key in given else metadata[key]
-            if raw is None or isinstance(raw, (dict, list, tuple)):  # str() made null the cluster "None" (review F36)
+            if raw is None or isinstance(raw, (dict, list, tuple)):  # str() made null the cluster "None"
                 kind = "null" if raw is None else ("an object" if isinstance(raw, dict) else "a list")
                 raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {kind}, not a name: every "
                                     f"sample whose {key} is {kind} would fall in one cluster named by Python's "
@@ -515,9 +515,9 @@ class Reader:
         """One finding per scorer some of whose scores a person changed after the eval (Inspect's ``edit_score``,
         kept in each score's ``history`` with who and why): the verdicts are of the values now, which are no longer
         the scorer's. Three failing scores edited from ``I`` to ``C`` ("close enough") turned a BLOCK into a PASS (30
-        of 30, exit 0) without a word, where the log shows the edits to whoever opens it (review R55). And one per name
+        of 30, exit 0) without a word, where the log shows the edits to whoever opens it. And one per name
         under which a person added scores no scorer of the eval gave (:func:`_eval_scores`), left out of the criteria:
-        a verdict made by hand, gated 30 of 30 (PASS) as a criterion of its own without a word (review R59)."""
+        a verdict made by hand, gated 30 of 30 (PASS) as a criterion of its own without a word."""
         found = []
         for name, added in self.added.items():
             cid, epoch, now, who, why = added[0]
@@ -578,14 +578,14 @@ def _edit_of(score: Any) -> tuple[Any, Any, str, str] | None:
     ``metadata`` a dict), then appends each edit; a score it added starts with its first edit (``metadata``
     ``"UNCHANGED"`` unless the edit gave one). An edit's provenance is optional (``ScoreEdit``'s
     default is None, as the original's): three failing scores edited to ``C`` with no provenance read as no edit at
-    all, 30 of 30, PASS at 0.8, without a word, where the scorer's 27 of 30 are INSUFFICIENT_EVIDENCE (review F56).
+    all, 30 of 30, PASS at 0.8, without a word, where the scorer's 27 of 30 are INSUFFICIENT_EVIDENCE.
     """
     history = list(getattr(score, "history", None) or [])
     if not history:
         return None
     # no scorer gave it: the first entry is an edit, signed, or (unsigned) with what it left alone "UNCHANGED";
     # the scorer's score edit_score keeps has its metadata (a dict, {} for none). Taken for the scorer's, a score
-    # added with no provenance and edited I -> C -> I read as put back, and was not said (review M60)
+    # added with no provenance and edited I -> C -> I read as put back, and was not said
     first = history[0]
     added = (len(history) == 1 or getattr(first, "provenance", None) is not None
              or getattr(first, "metadata", None) == "UNCHANGED")
@@ -615,9 +615,9 @@ def _eval_scores(sample: Any, declared: set[str]) -> set[str] | None:
     never a ``score`` event. Its history cannot tell it: added with a metadata dict and edited again after (an
     explanation), it reads as a scorer's score kept by ``edit_score`` and never changed, and a criterion made by
     hand was gated (30 of 30, PASS) without a word; added as ``I`` then edited to ``C``, it read as changed "from
-    'I' to 'C'", an ``I`` no scorer gave (review R59). Nor is a scorer's name enough once the sample was scored: a
+    'I' to 'C'", an ``I`` no scorer gave. Nor is a scorer's name enough once the sample was scored: a
     scorer that gave no score on 3 of 30 samples (it returned None: missing, BLOCK) had ``C`` added by hand under its
-    own name there, read as its scores, 30 of 30, PASS (review F60). An intermediate score (a solver's ``score()``
+    own name there, read as its scores, 30 of 30, PASS. An intermediate score (a solver's ``score()``
     call) is no score of the sample's.
     """
     events = list(getattr(sample, "events", None) or [])

@@ -186,7 +186,7 @@ def epoch_settings(header: Any) -> dict[str, str]:
     of one task: a sample's epochs are its rows, so its weight in the rate. Shards of one task run with
     ``--limit 0,30 --epochs 10`` and ``--limit 30,60 --epochs 2`` weighed each of the first 30 samples five times as
     much as each of the others: 30 samples that always pass beside 30 that pass half their epochs gated as 330 of 360
-    (0.917, ci_low 0.838, PASS at 0.8, exit 0), where the 60 samples at one number of epochs rate 0.75 (review R55).
+    (0.917, ci_low 0.838, PASS at 0.8, exit 0), where the 60 samples at one number of epochs rate 0.75.
 
     Examples
     --------
@@ -204,11 +204,11 @@ def check_retuned(header: Any, file: Path) -> None:
     the log's ``config_updates``, while its header keeps the values the eval was launched with. The samples before the
     change and after it ran under two settings of the agent, which :func:`agent_settings` tells apart between logs
     (shards at ``message_limit=50`` and at ``2`` are refused) but the header alone does not show within one: such a log
-    was gated as one agent at its launch limits (review R55). Changes of how the eval ran (``max_samples``,
+    was gated as one agent at its launch limits. Changes of how the eval ran (``max_samples``,
     ``max_connections``, log settings, the retry knobs in :data:`OPERATIONAL_SETTINGS`) decide no verdict, nor does a
     change to the value in force: ``inspect ctl config --message-limit 50`` on an eval launched at 50 is recorded all
-    the same (Inspect records a change of no live override), and such a log was refused though every sample ran at 50
-    (review M58). A change is to the launch value when it sets it or is ``cleared`` (which restores it, as Inspect's
+    the same (Inspect records a change of no live override), and such a log was refused though every sample ran at 50.
+    A change is to the launch value when it sets it or is ``cleared`` (which restores it, as Inspect's
     ``effective_eval_config`` folds them); until one sets another value, every change before it was to that value."""
     launch = {"eval": getattr(header.eval, "config", None), "generate": getattr(header.eval, "model_generate_config",
                                                                                 None)}
@@ -341,8 +341,8 @@ def _function_text(fn: Any, depth: int = 0) -> str:
     value in another process, which can only say ``check_changed``).
 
     ``cut_at(1.0)`` and ``cut_at(0.5)`` (one ``lambda`` closing over the cut) have one code, and a ``partial`` has no
-    code of its own: a candidate's log read with the lower cut was the base's check, no flip, NO_REGRESSION (review
-    F41); they are two readings now.
+    code of its own: a candidate's log read with the lower cut was the base's check, no flip, NO_REGRESSION;
+    they are two readings now.
 
     Examples
     --------
@@ -387,8 +387,8 @@ def _value_text(v: Any, depth: int) -> str:
     and attributes; else its ``repr``.
 
     A closure over a plain settings object (``cfg.cut``) was its address: ``cut 1.0`` and ``cut 0.5`` made one after
-    the other, the first freed, got one address and read as one check (review F43's F41 hole), and two equal
-    settings alive at once read as two.
+    the other, the first freed, got one address and read as one check (a log read with the lower cut was the base's
+    check, NO_REGRESSION), and two equal settings alive at once read as two.
 
     Examples
     --------
@@ -417,8 +417,7 @@ def _attributes(obj: Any) -> dict[str, Any] | None:
     neither, as a number or a string).
 
     A settings object or a grader with ``__slots__`` has no ``__dict__``: its cut was not read, so
-    ``Grader(1.0).grade`` and ``Grader(0.5).grade``, or ``cfg.cut = 0.5`` between two readings, were one check
-    (review M49).
+    ``Grader(1.0).grade`` and ``Grader(0.5).grade``, or ``cfg.cut = 0.5`` between two readings, were one check.
 
     Examples
     --------

@@ -110,7 +110,7 @@ class LiveCopy:
                 self._flush()
         except Exception as exc:  # raised by commit, once the run is final
             # a record the copy cannot read: the copy is dropped and the run goes on (raised here, it stopped the
-            # run as an internal error at that case, its journal unfinished: review F67)
+            # run as an internal error at that case, its journal unfinished)
             self._drop()
             self._unreadable = exc
 

@@ -61,7 +61,7 @@ def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[
 
     A system that declares ``epoch`` is given it so that it can seed itself per (case, epoch) (README §6b), and
     such a system makes the same tries in every run: two 1-epoch runs of one that fails 6 of 30 cases in epoch 2
-    only, pooled, read pass^2 30 of 30 (a PASS at 0.7), where one run of 2 epochs reads 24 of 30 (review R22).
+    only, pooled, read pass^2 30 of 30 (a PASS at 0.7), where one run of 2 epochs reads 24 of 30.
     Nothing in the rows tells a seeded try from an agent that always acts the same way, but the runner knows
     which systems it gave the epoch, so each repeat counts once: the pool holds fewer tries, and a case left
     with fewer than k is ``too_few_epochs``. A system given its epoch that draws afresh anyway loses tries it

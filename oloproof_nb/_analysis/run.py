@@ -133,8 +133,8 @@ class Run(ColumnarCopy):
         directory = Path(directory).absolute()  # read lazily: a notebook's os.chdir must not change the run read
         self._directory = directory
         # the labels the Run judges by are not the manifest's own lists (relabeled there in place, the gate judged
-        # the relation on those labels and PASSed: review F58), and the manifest, given itself, is watched for an
-        # edit in place (review R60, see manifest_edits)
+        # the relation on those labels and PASSed), and the manifest, given itself, is watched for an
+        # edit in place (see manifest_edits)
         self._take_manifest(manifest)
         stored = manifest.suite_config
         # read-only, as the run stored them (see release): the gate reads its evidence from them
@@ -225,7 +225,7 @@ class Run(ColumnarCopy):
 
         A pooled run's include those set on its runs (``pooled.runs[3].cases = frame``): the gate of the pool reads
         each run's frames for its checks (``mixed_cases`` compares their ``cases``), and a pool of runs of two case
-        files PASSed once the new cases were dropped from the last run's frame (review F57)."""
+        files PASSed once the new cases were dropped from the last run's frame."""
         held = self._replaced.union(*(member._replaced for member in self._members or ()))
         return tuple(name for name in FRAMES if name in held)
 
@@ -306,7 +306,7 @@ class Run(ColumnarCopy):
         (its own manifest is its first run's), ``"runs[1].manifest.system_version"``. Like :attr:`replaced`, they
         make its gate no release decision (``edited_frames``, :func:`~.gate.no_decision`): an unfinished run given
         a ``finished_at``, or a run that lost records a smaller ``n_cases``, PASSed in a notebook where
-        ``oloproof gate`` of the folder BLOCKs (review R60)."""
+        ``oloproof gate`` of the folder BLOCKs."""
         if self._members is None:
             return tuple(f"manifest.{name}" for name in self._manifest_edits())
         return tuple(f"runs[{i}].manifest.{name}" for i, member in enumerate(self._members)
@@ -316,13 +316,13 @@ class Run(ColumnarCopy):
     def release(self) -> ReleaseConfig | None:
         """The suite's release.yaml as the run stored it when it started (None: it had none): a copy of it each
         read, as :attr:`labels` (its ``criteria`` and ``reductions`` are dicts: a threshold lowered in place,
-        ``run.release.criteria["x"] = 0.5``, was the run's own, and the gate PASSed on it: review F58)."""
+        ``run.release.criteria["x"] = 0.5``, was the run's own, and the gate PASSed on it)."""
         return None if self._release is None else self._release.model_copy(deep=True)
 
     @release.setter
     def release(self, value: ReleaseConfig | None) -> None:
         # the gate compares the settings it is given with these, the run's own: set here, a threshold lowered in a
-        # notebook was the run's own, and the gate PASSed warning that the run had been made with it (review R56)
+        # notebook was the run's own, and the gate PASSed warning that the run had been made with it
         raise OloproofError("run.release is the release settings the run was made with, as its manifest stores "
                             "them; gate with others by giving them: op.gate(run, release=...) or op.gate(run, "
                             "criteria={...})")
@@ -332,7 +332,7 @@ class Run(ColumnarCopy):
         """The suite's oloproof.yaml as the run stored it when it started: a copy of it each read, as :attr:`labels`
         (its lists take an edit in place: a transform's ``minimum_validity`` lowered there,
         ``run.config.metamorphic.transforms[0] = t.model_copy(...)``, checked a transform the run had not, and its
-        relation PASSed where the run BLOCKs: review F58)."""
+        relation PASSed where the run BLOCKs)."""
         return self._config.model_copy(deep=True)
 
     @config.setter
@@ -423,7 +423,7 @@ class Run(ColumnarCopy):
         """The records of ``replays.jsonl`` (control and faulted replays) of one case's epoch.
 
         Raises :class:`~oloproof_nb.errors.RunDirError` when ``replays.jsonl`` is gone though ``cases.jsonl``
-        records fault replays (:meth:`_missing_replay_records`): the case's were silently none (review L7)."""
+        records fault replays (:meth:`_missing_replay_records`): the case's were silently none."""
         member = self._member_of(case_id, epoch)
         member._refuse_missing_replays()
         return member._journal.replays_of(case_id, epoch)
@@ -477,13 +477,13 @@ class Run(ColumnarCopy):
         manifest: no frame is read). Worked out once (50,000 labels take about 50 ms), and again after the
         manifest is read again. Its ``n_cases`` as read, as the verdicts' (:meth:`_journal_items`): worked out while
         ``run.manifest.n_cases`` was edited in place, then put back, the gate said 8 copies were scored by no
-        criterion beside a table scoring all 80 rows (review F60). It cannot be set, as :attr:`labels`."""
+        criterion beside a table scoring all 80 rows. It cannot be set, as :attr:`labels`."""
         return self._unscored_ids
 
     @unscored_ids.setter
     def unscored_ids(self, value: frozenset[str]) -> None:
         # the verdicts were built from the labels, not from this: set in a notebook (once a cached property), the
-        # gate's line named copies left out that its table scored, or none beside a table without them (review R63)
+        # gate's line named copies left out that its table scored, or none beside a table without them
         raise OloproofError("run.unscored_ids are the copies the run's validity labels leave out of its verdicts, "
                             "worked out from them; relabel the files under labels/ and run the suite again (op.run)")
 
@@ -659,7 +659,7 @@ def stored_pair_labels(run: Run) -> Mapping[str, Mapping[str, Label]]:
 
     :attr:`Run.labels` gives a deep copy each read (an edit of it must never reach the gate): at 50,000 judgements
     each copy took 0.15 s. ``op.validity``, the copies the verdicts leave out (:attr:`Run.unscored_ids`) and the
-    gate's label-drift check read the labels' majorities, each of them working them out again until review L8
+    gate's label-drift check read the labels' majorities, and each once worked them out again on its own
     (four times a gate). What reads them here never edits them.
     """
     return run._pair_labels

@@ -107,7 +107,7 @@ def _replay_checks(run: Run) -> tuple[Any, ...]:
     ``normalize`` flags of the answer checks, the settings of the state checks (the defaults when the suite
     declares none) and the paths every ``state_unchanged`` check keeps, each a set; and whether an
     ``outcome_contract`` check judges the cases (a recovery only the answer shows is then ``missing``: a suite that
-    gained one compared its fault criterion as unchanged, reviews M54, F52)."""
+    gained one compared its fault criterion as unchanged)."""
     answers, states, unchanged = replay_judges(run.config.evaluators)
     kept = {path for ev in unchanged for path in ev.paths}
     outcomes = any(ev.type == "outcome_contract" for ev in run.config.evaluators)
@@ -158,7 +158,7 @@ def changed_checks(a: Run, b: Run) -> dict[str, str]:
             continue
         if isinstance(ev, MetamorphicRelation) and ev.relation == "same_state" and _pair_paths(a) != _pair_paths(b):
             # a pair is compared outside the state checks' ignore patterns: a candidate's suite that ignored what
-            # its injected copies changed held every pair, NO_REGRESSION (review F41)
+            # its injected copies changed held every pair, NO_REGRESSION
             out[ev.name] = ("the state checks' ignore patterns or kept paths (or list rules) its pairs are compared "
                             "by differ")
             continue

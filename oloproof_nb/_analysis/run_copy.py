@@ -103,7 +103,7 @@ class ColumnarCopy:
     def _pair_labels(self) -> dict[str, dict[str, Label]]:
         """Each transform's pair labels (:func:`~oloproof_nb._core.labels.transform_pair_labels` of :attr:`_labels`),
         worked out once: ``op.validity``, the copies the verdicts leave out and the gate's label check read them, and
-        the gate worked them out four times (50,000 judgements of the 100,000-case benchmark; review L8)."""
+        the gate worked them out four times (50,000 judgements of the 100,000-case benchmark)."""
         return transform_pair_labels(self._labels)
 
     def _take_manifest(self, manifest: Manifest) -> None:
@@ -222,7 +222,7 @@ class ColumnarCopy:
 
         A copy another process put in place may be of a later moment than the manifest this Run read before it:
         a run that finished between the two had 48 of 48 cases beside a manifest calling it unfinished, and
-        ``oloproof gate`` BLOCKed it ("the run did not finish") while its journal PASSes (review R48).
+        ``oloproof gate`` BLOCKed it ("the run did not finish") while its journal PASSes.
         """
         if self._source is None or not copied_unchanged(self.directory, self._source, MANIFEST):
             return False
@@ -321,7 +321,7 @@ class ColumnarCopy:
         over) are those of ``manifest``, the one read with the journal, never :attr:`manifest`: an edit of it in place
         (``run.manifest.n_cases = 70``) went into the frames built next (``write_columnar``, or the frames kept in
         memory of a folder that cannot be written), then was forgotten with the manifest they were built beside,
-        and the gate PASSed on the copies the edit left out, ``oloproof gate`` of the folder too (review F60)."""
+        and the gate PASSed on the copies the edit left out, ``oloproof gate`` of the folder too."""
         n_cases = manifest.n_cases
 
         def judged(records: Sequence[CaseRecord]) -> tuple[list[RunVerdictRow], list[PairRow]]:
@@ -348,14 +348,14 @@ class ColumnarCopy:
 def _of_the_run(chunks: Iterator[Chunk], directory: Path, run_id: str, epochs: int = 1) -> Iterator[Chunk]:
     """``chunks`` as they are, refusing a case record whose state another run wrote (its ``environment_state``
     names that run): a folder holding one run's manifest and another's journal (two runs' files merged into one
-    folder) was gated on the other run's records under the manifest's name, system and settings (review R16: a
+    folder) was gated on the other run's records under the manifest's name, system and settings (a
     regressed run's folder holding an earlier run's journal gated PASS). A record names its run itself (``run_id``)
     since this version, so a record without a state (a system without ``snapshot()``, a case that raised) is
     checked too; one written before names no run unless its state does.
 
     A record of an epoch the run does not have (not 1..``epochs``, the manifest's) is refused too: the completeness
     check counts records, so a journal whose failing epoch-2 record was replaced by a passing one marked epoch 4
-    held 90 records for a run of 30 cases × 3 epochs and gated PASS on pass^3 (review R22)."""
+    held 90 records for a run of 30 cases × 3 epochs and gated PASS on pass^3."""
     for chunk in chunks:
         for rec in chunk[0]:
             epoch = (rec.get("case") or {}).get("epoch", 1)

@@ -119,7 +119,7 @@ def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
             items = list(directories)  # a list, a generator (Path.glob), a pandas Series …: in the order given
     except TypeError:
         raise OloproofError(f"load_runs takes a list of run directories, got {type(directories).__name__}") from None
-    # an item of a set is named by itself: its place in the sorted order is one the caller never saw (review L7)
+    # an item of a set is named by itself: its place in the sorted order is one the caller never saw
     return [run_directory(d, f"load_runs: {_item_of_a_set(d)}" if unordered else f"load_runs: item {i}")
             for i, d in enumerate(items)]
 

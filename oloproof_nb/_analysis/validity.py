@@ -96,7 +96,7 @@ def validity_table(transforms: Iterable[Any], labels: Mapping[str, Iterable[Mapp
 
 def _table(transforms: Iterable[Any], labels: Mapping[str, Mapping[str, Label]], derived: Mapping[str, int],
            confidence: float) -> pd.DataFrame:
-    """:func:`validity_table` of each transform's pair labels (a Run's, worked out once: review L8)."""
+    """:func:`validity_table` of each transform's pair labels (a Run's, worked out once)."""
     rows = []
     for t in transforms:
         row = labels_row(labels.get(t.name, {}), derived.get(t.name, 0), t.minimum_validity, confidence)
@@ -154,7 +154,7 @@ def validity(run: Run, confidence: float | None = None) -> pd.DataFrame:
     # the suite's pairs (its manifest's), as the copies left out and the relations count them, recorded or not;
     # pooled runs of case files that differ hold each pair any of them derived (a finished run recorded its suite's).
     # Its n_cases as read, as the copies left out (Run.unscored_ids): edited in place (run.manifest.n_cases = 40),
-    # the table counted 40 pairs and unchecked the transform while the gate's rows were the run's (review L6)
+    # the table counted 40 pairs and unchecked the transform while the gate's rows were the run's
     suite_pairs = max(frames.pairs_per_transform(member.config, member._as_read.n_cases) for member in run.runs)
     cases = run.cases
     derived = {t.name: max(suite_pairs, cases.loc[cases["transform"] == t.name, "case_id"].nunique())
@@ -193,7 +193,7 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
             out[str(t.transform)] = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no "
                                      "label (" + ", ".join(unlabeled[:3]) + (" …" if len(unlabeled) > 3 else "")
                                      + ")")
-        else:  # every digit of the minimum: 0.8500001 shown as 0.85 called 17 of 20 a share below 0.85 (review R47)
+        else:  # every digit of the minimum: 0.8500001 shown as 0.85 called 17 of 20 a share below 0.85
             out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs {'is' if t.valid == 1 else 'are'} labeled "
                                      f"valid, a share below its minimum_validity {yaml_number(t.minimum_validity)}")
     return out
@@ -265,7 +265,7 @@ def broken_copies(run: Run, unscored: Sequence[str] | None = None) -> list[str]:
     or missing: a side that raised, timed out or recorded no state, a row that never passes), sorted: left out of
     every criterion, a copy that failed its pair no longer counts against the agent, so a
     labeler who marked exactly the failing copies invalid (within the share ``minimum_validity`` allows) lifted
-    the relation, and the gate's line says how many of the copies it left out were such (review R47: 3 failing
+    the relation, and the gate's line says how many of the copies it left out were such (3 failing
     copies of 20 labeled invalid turned 17 of 20, not enough, into 17 of 17, PASS, with only their names shown).
     ``unscored``: :func:`unscored_copies` of ``run`` when the caller has it."""
     unscored = unscored_copies(run) if unscored is None else unscored

@@ -81,7 +81,7 @@ def json_cell(value: Any) -> Any:
 def _with_gate_reason(obj: Any, table: Any) -> Any:
     """``table`` of a :class:`~oloproof_nb.Gate` ``obj`` with a ``reason`` (its verdict not explained by a row:
     ``edited_frames``, ``unfinished``, ``no_criteria``, ``fewer_epochs``) with ``gate_verdict`` and ``gate_reason``
-    on every row (review L6: an ``edited_frames`` gate exported each row's PASS without the reason); else
+    on every row (an ``edited_frames`` gate exported each row's PASS without the reason); else
     ``table``."""
     if isinstance(obj, pd.DataFrame) or not isinstance(table, pd.DataFrame):
         return table
@@ -204,8 +204,8 @@ def _remove(tmp: Path) -> None:
 #: What makes a CSV cell quoted: the comma, the quote and the line breaks (RFC 4180), and the other separators a
 #: spreadsheet splits a row on: ``;`` (Excel's list separator where the decimal mark is a comma, as in Germany or
 #: France) and a tab. Written bare, a case id ``x;=1+2;`` was read there as three cells, the second the formula
-#: ``=1+2`` (and ``y\t=cmd|' /C calc'!A0`` a DDE call), which the leading ``'`` of :func:`csv_text` never saw
-#: (review R65). A quoted cell is one cell under any of them.
+#: ``=1+2`` (and ``y\t=cmd|' /C calc'!A0`` a DDE call), which the leading ``'`` of :func:`csv_text` never saw.
+#: A quoted cell is one cell under any of them.
 _CSV_QUOTED = re.compile('[,"\r\n;\t]')
 
 
@@ -225,7 +225,7 @@ def _csv(df: pd.DataFrame, path: Path) -> str:
     # a carriage return inside a cell was written bare under "\n" (pandas' writer quoted a cell for the characters
     # of its line terminator only), and csv readers and spreadsheets end a row there, so the rest of the cell
     # began a row of its own (a case id 'x\r=2+5' gave a row whose first cell is the formula =2+5). Every such cell
-    # is quoted now, and a table holding one keeps its "\r\n" line ends (RFC 4180) as before (review R42).
+    # is quoted now, and a table holding one keeps its "\r\n" line ends (RFC 4180) as before.
     crlf = any("\r" in cell for cell in itertools.chain(header, *rows))
     end = "\r\n" if crlf else "\n"
     return "".join(_csv_line(cells) + end for cells in [header, *rows])

@@ -93,7 +93,7 @@ class Run(_run.Run):
         how many of them replayed copies no criterion scores is said apart, as the gate table's ``n`` leaves
         their rows out. A run whose ``replays.jsonl`` is gone though ``cases.jsonl`` records fault replays has no
         count: ``"replay records missing (…/replays.jsonl: missing, though cases.jsonl records 38 fault replays)"``
-        (:meth:`_missing_replay_records`; the repr and HTML say it, and never raise: review L7)."""
+        (:meth:`_missing_replay_records`; the repr and HTML say it, and never raise)."""
         missing = self._missing_replay_records()
         if missing:
             return f"replay records missing ({missing})"
@@ -121,7 +121,7 @@ class Run(_run.Run):
     def _unfinished_note(self) -> str:
         """The line ``repr`` says first of a run that did not finish (no ``finished_at``: still running, stopped or
         killed), as its HTML says "not finished" and its gate ``unfinished``: its frames hold the case runs recorded
-        so far, and a text repr said nothing of it (review L6); empty for a finished run."""
+        so far, and a text repr said nothing of it; empty for a finished run."""
         if self.finished:
             return ""
         if _inspect_log.is_inspect_run(self):
@@ -160,8 +160,7 @@ class Run(_run.Run):
 def _panel_call(row: Any, pooled: bool) -> str:
     """``run.panel(...)`` that shows the verdict ``row`` (a row of ``run.verdicts``): its run named when the run is
     pooled, where a case id is in several runs (``run.panel(case_id)`` raised), and its epoch when not the first,
-    which the panel shows by default (a case failing its second try only pointed at its first, which passed;
-    review R61)."""
+    which the panel shows by default (a case failing its second try only pointed at its first, which passed)."""
     args = [repr(str(row["case_id"]))]
     if pooled and "run_id" in row.index:
         args.append(f"run_id={str(row['run_id'])!r}")

@@ -121,7 +121,7 @@ class CasePanel:
             wide = v.pivot_table(index="epoch", columns="criterion", values="verdict", aggfunc="first")
             order = [c for c in self.run.criteria if c in wide.columns]
             # joined by position: a criterion may be named like a column (Inspect's built-in scorer ``answer``, one
-            # named ``epoch``), which a merge on ``epoch`` suffixed or refused (KeyError, ValueError: review R25)
+            # named ``epoch``), which a merge on ``epoch`` suffixed or refused (KeyError, ValueError)
             verdicts = wide[order].reindex(out["epoch"].to_numpy())
             out = pd.concat([out, verdicts.set_axis(out.index)], axis=1)
         out.columns.name = None

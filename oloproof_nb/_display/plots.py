@@ -259,8 +259,8 @@ def _near_note(low: Any, high: Any, threshold: Any) -> str:
     return ""
 
 
-#: Where ``n=0`` and ``no cases`` stand in a slices plot: midway, where no one reads them as a rate of 0 (review
-#: U19: at the foot of the axis, beside a criterion whose bar sat at 0%, they did).
+#: Where ``n=0`` and ``no cases`` stand in a slices plot: midway, where no one reads them as a rate of 0
+#: (at the foot of the axis, beside a criterion whose bar sat at 0%, they did).
 _NO_ROWS_Y = 0.5
 
 

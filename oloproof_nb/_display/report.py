@@ -383,7 +383,7 @@ def _receipts_section(run: Run) -> Section | None:
 
 def _panel_hint(pooled: bool) -> str:
     """The call that shows a case: on a pooled run with its ``run_id`` (``run.panel(case_id)`` raises for a case id
-    several of the pooled runs hold; review L7)."""
+    several of the pooled runs hold)."""
     return "`run.panel(case_id, run_id=run_id)`" if pooled else "`run.panel(case_id)`"
 
 
@@ -394,7 +394,7 @@ def _errors_section(run: Run) -> Section | None:
     ended = ended_case_runs(cases)
     if ended.empty:
         return None
-    keys = [c for c in ("run_id", "case_id", "epoch") if c in ended.columns]  # pooled: which run (review R61)
+    keys = [c for c in ("run_id", "case_id", "epoch") if c in ended.columns]  # pooled: which run
     grouped = (ended.groupby(["message", "status"], sort=False)
                .agg(case_runs=("case_id", "size"), example=("case_id", "first")).reset_index()
                .sort_values("case_runs", ascending=False, kind="stable").reset_index(drop=True))
@@ -587,7 +587,7 @@ def _link_line(files: Path, name: str) -> str | None:
     """The line :func:`_write_md` writes to link ``name`` in ``files``: a table's ``Raw numbers: [<folder>/<name>](…)``,
     a plot's ``![<stem> plot](…)``; None for a name it never writes (neither ``.csv`` nor ``.png``). Only a line
     written so names a file of the earlier report: a link the user added to it (``![my photo](r_files/photo.png)``)
-    names a file of theirs, which was removed with the report's (review F38)."""
+    names a file of theirs, which was removed with the report's."""
     target = f"{files.name}/{name}"
     if name.endswith(".csv"):
         return f"Raw numbers: {md_link(target, target)}"
@@ -704,7 +704,7 @@ def report_path(out: str | Path) -> Path:
     files = path.parent / f"{path.stem}_files"
     if suffix == ".md" and _holds_files(files) and not _an_earlier_report(path):
         # `--out notes.md` beside the user's own notes_files/ replaced its gate.csv and gate.png: only an earlier
-        # report at `out` says the folder is a report's (review R32)
+        # report at `out` says the folder is a report's
         raise OloproofError(f"{files}: holds files and no earlier oloproof report stands at {path} to own them, so "
                             f"they are kept; choose another out=, or empty or remove {files.name}/ first")
     return path

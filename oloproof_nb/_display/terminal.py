@@ -158,7 +158,7 @@ def gate_table_text(g: Gate, *, wide: bool = False, width: int = WIDTH) -> str:
         if excess <= 0:
             break
         i = headers.index(name)
-        # as the table writes a cell: a name's `|` is `\|`, a character more (review: `a|b` shifted the columns)
+        # as the table writes a cell: a name's `|` is `\|`, a character more (`a|b` once shifted the columns)
         room = max(max((len(table_cell(row[i])) for row in rows), default=0) - excess, least)
         if name == "criterion":  # the first column
             whole = cut_names(rows, room, width, table_cell)
@@ -209,11 +209,11 @@ def exit_line(g: Gate) -> str:
         vacuous = int(gated["vacuous"].astype(bool).sum()) if "vacuous" in gated.columns else 0
         weaker = len(g.relaxed)  # a PASS by settings weaker than the run's own: said where the PASS is read
         passing = "the 1 gated criterion passes" if len(gated) == 1 else f"all {len(gated)} gated criteria pass"
-        # a criterion release.yaml leaves out decides nothing, whatever its rate: said where the PASS is read (review
-        # F42: a fault criterion at 4 of 18, reported only, beside "all 2 gated criteria pass")
+        # a criterion release.yaml leaves out decides nothing, whatever its rate: said where the PASS is read (a
+        # fault criterion at 4 of 18, reported only, beside "all 2 gated criteria pass")
         reported = len(g.table) - len(gated)
         # the suite folder changed since the run (a suite loosened for the run and put back): warned on stderr, and
-        # said where the PASS is read, as compare's last line says it (review R54)
+        # said where the PASS is read, as compare's last line says it
         drift = len(g.drift)
         return (f"gate: PASS — exit 0: {passing}"
                 + (f" ({vacuous} of them vacuous: cannot fail as configured)" if vacuous else "")
@@ -336,7 +336,7 @@ def missing_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
     ended = ended_case_runs(run.cases)
     if not ended.empty and not missing.empty:  # said by case_error_lines, with the system's message
         # a case run is its (case_id, epoch) in its own run: in a pooled Run, the case that ended in error in one run
-        # left its missing verdicts in another run unsaid (review R61)
+        # left its missing verdicts in another run unsaid
         keys = [k for k in ("run_id", "case_id", "epoch") if k in ended.columns and k in missing.columns]
         gone = pd.MultiIndex.from_frame(ended[keys])
         missing = missing[~pd.MultiIndex.from_frame(missing[keys]).isin(gone)]
