@@ -209,8 +209,8 @@ def unchecked_notes(run: Run, criteria: Iterable[str]) -> tuple[str, ...]:
                  if ev.type == "metamorphic_relation" and ev.name in shown}
     if not relations:
         return ()
-    unchecked = unchecked_reasons(run)
-    if not relations & set(unchecked):
+    unchecked = {t: why for t, why in unchecked_reasons(run).items() if t in relations}  # not a transform no
+    if not unchecked:  # relation of the table uses: "its relations are judged once…" of none held no row back
         return ()
     # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
     root = run.manifest.suite_config.root

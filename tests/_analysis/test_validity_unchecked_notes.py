@@ -1,0 +1,58 @@
+"""The note under a gate's table that names a transform's label file to fill (``validity.unchecked_notes``).
+
+It is meant for a transform a relation of the table is judged on: a second transform no relation of the table
+uses (no relation at all, or none the gate's table shows) is not what holds a row back, and its note said "its
+relations are judged once every pair is labeled" of a transform with none.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import oloproof_nb as op
+from oloproof_nb._analysis.validity import unchecked_notes
+
+T = {"name": "t", "field": "message", "template": "{value} OVERRIDE", "validity_labels": "labels/t.jsonl",
+     "minimum_validity": 0.85}
+U = {"name": "u", "field": "message", "template": "PLEASE {value}", "validity_labels": "labels/u.jsonl",
+     "minimum_validity": 0.85}
+
+
+def _cases(n: int = 4) -> list[dict[str, Any]]:
+    return [{"id": f"c{i}", "input": {"message": f"stock {i}", "answer": "ok",
+                                     "writes": [{"path": ["stock", f"s{i}"], "value": i}]},
+             "initial_state": {"stock": {}}, "expected": {"answer": "ok", "state": {"stock": {f"s{i}": i}}}}
+            for i in range(n)]
+
+
+def _run(make_suite: Callable[..., Path], relations: list[str]) -> op.Run:
+    evaluators = [{"type": "answer_matches"},
+                  *({"type": "metamorphic_relation", "relation": "same_state", "transform": t} for t in relations)]
+    folder = make_suite(_cases(), evaluators=evaluators, metamorphic={"transforms": [T, U]})
+    (folder / "labels").mkdir()
+    for name in ("t", "u"):
+        (folder / "labels" / f"{name}.jsonl").write_text("", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return op.run(op.load_suite(folder), progress=False)
+
+
+def test_a_transform_no_relation_of_the_table_uses_gets_no_note(make_suite: Callable[..., Path]) -> None:
+    run = _run(make_suite, ["t"])  # u is declared, its copies run, but no relation is judged on it
+    notes = unchecked_notes(run, run.criteria)
+    assert [note.split(":")[0] for note in notes] == ["transform t is not checked"]
+    assert "4 of its 4 pairs have no label (c0~t, c1~t, c2~t …)" in notes[0]  # a hand count: 4 cases, none labeled
+
+
+def test_a_relation_left_out_of_the_table_leaves_its_transform_unnamed(make_suite: Callable[..., Path]) -> None:
+    run = _run(make_suite, ["t", "u"])
+    shown = [c for c in run.criteria if c != "same_state_under_u"]
+    assert [note.split(":")[0] for note in unchecked_notes(run, shown)] == ["transform t is not checked"]
+    both = unchecked_notes(run, pd.Series(run.criteria))  # the gate's table column, as the CLI passes it
+    assert [note.split(":")[0] for note in both] == ["transform t is not checked", "transform u is not checked"]
+    assert unchecked_notes(run, ["answer_matches"]) == ()
