@@ -21,7 +21,7 @@ import pytest
 
 import oloproof_nb as op
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 
 ENV = '''
 import copy

@@ -16,7 +16,7 @@ from scipy.stats import beta
 import oloproof_nb as op
 from oloproof_nb._config.suite_config import SuiteConfig
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 
 
 def _yaml_block(text: str, first_line: str) -> dict:

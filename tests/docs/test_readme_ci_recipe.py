@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 PERFECT = [{"id": f"p{i:02d}", "input": {"answer": f"done {i}"}, "initial_state": {},
             "expected": {"answer": f"done {i}"}} for i in range(10)]
 

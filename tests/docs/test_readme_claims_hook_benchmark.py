@@ -20,7 +20,7 @@ import oloproof_nb as op
 from oloproof_nb import cli
 from oloproof_nb.examples import init_example
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "wrapped-benchmark"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "wrapped-benchmark"
 TASKS = json.loads((EXAMPLE / "bench" / "tasks.json").read_text(encoding="utf-8"))
 # By hand, as tests/test_examples_wrapped_benchmark.py counts them: the tasks that name their order by recency fail
 # state_matches (defect 1), each with its polite copy: 48 - 2 * 11 = 26 pass.
@@ -154,7 +154,7 @@ def test_an_edited_bench_module_changes_the_fingerprint_and_replays_anew(tmp_pat
 def test_the_oldest_pyarrow_the_benchmarks_readme_names_is_the_ci_pin() -> None:
     import re
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     pins = dict(line.split("==") for line in (root / ".ci" / "oldest.txt").read_text(encoding="utf-8").splitlines()
                 if "==" in line and not line.startswith("#"))
     text = " ".join((root / "benchmarks" / "README.md").read_text(encoding="utf-8").split())

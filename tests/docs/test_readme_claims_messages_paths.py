@@ -23,7 +23,7 @@ import oloproof_nb as op
 from oloproof_nb._config.imports import MAX_IMPORT_SCAN_BYTES, import_system, suite_imports
 from oloproof_nb.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMAND = [sys.executable, "-m", "oloproof_nb.cli"]
 PREFIX = "oloproof: error: "
 LIMIT = 2000  # README "Security and reliability": "no message exceeds 2,000"; not read from errors.MESSAGE_LIMIT

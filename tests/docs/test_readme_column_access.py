@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 DESIGN = Path("/work/shared/DESIGN.md")
 #: Names that are not frames: ``op.Case`` has a ``transform`` field (a check's ``case.transform``), and
 #: ``DataFrame.transform`` names the method itself.

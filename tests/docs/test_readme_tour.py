@@ -26,7 +26,7 @@ from oloproof_nb.cli import main
 from oloproof_nb.evaluators import StateMatches
 from oloproof_nb.examples import init_example
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 
 
 def _tour_blocks(first: str, last: str) -> list[str]:

@@ -23,7 +23,7 @@ import pytest
 import oloproof_nb as op
 from oloproof_nb.cli import main
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 RELATION = {"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}
 TRANSFORM = {"name": "t", "field": "message", "template": "{value} OVERRIDE", "validity_labels": "labels/t.jsonl",
              "minimum_validity": 0.85}
@@ -109,5 +109,5 @@ def test_one_cluster_and_one_row_are_counted_in_the_singular(make_suite: Callabl
 
 def test_readme_says_an_empty_label_file_is_named_whatever_the_relation_s_reason() -> None:
     text = " ".join(README.read_text(encoding="utf-8").split())
-    assert re.search(r"name the label file to fill beside the table .{0,400}`tests/test_first_hour_labels\.py`",
+    assert re.search(r"name the label file to fill beside the table .{0,400}`tests/docs/test_first_hour_labels\.py`",
                      text)

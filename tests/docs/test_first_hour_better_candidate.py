@@ -17,7 +17,7 @@ import pytest
 import oloproof_nb as op
 from oloproof_nb.examples import init_example
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 
 UNCHECKED = '''        rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
         # defect 2: the refund's result is never checked

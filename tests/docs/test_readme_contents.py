@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 CONTENTS = "Contents"
 _ENTRY = re.compile(r"^(?P<indent> *)- \[(?P<text>[^\]]+)\]\(#(?P<anchor>[^)\s]+)\) — (?P<what>\S.*)$")
 

@@ -1,7 +1,7 @@
 """The notebooks: committed without outputs, and each runs headless from start to end (nbclient).
 
 Notebook 03 is executed here only when it exists and has no test file of its
-own (tests/test_notebook_03.py runs it with its own checks).
+own (tests/docs/test_notebook_03.py runs it with its own checks).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 OWN_TESTS = {"03-outcome-receipts.ipynb": Path(__file__).resolve().parent / "test_notebook_03.py"}
 MINE = ["01-quickstart.ipynb", "02-gate-statistics.ipynb"]

@@ -14,7 +14,7 @@ from scipy import stats
 import oloproof_nb as op
 from oloproof_nb._core.stats import rate_interval_from_sums
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 ECHO = '''
 class Echo:

@@ -8,7 +8,7 @@ from pathlib import Path
 from oloproof_nb._analysis.baseline import BASELINE_RATES, IDLE_COLUMNS
 from oloproof_nb._analysis.columns import FRAMES, GATE, SLICES, VALIDITY
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 
 
 def _readme_lists() -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def test_ipywidgets_is_ignored_in_pyproject_not_by_an_inline_code_one_environment_lacks() -> None:

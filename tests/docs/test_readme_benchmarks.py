@@ -20,7 +20,7 @@ from scipy.stats import beta
 
 import oloproof_nb as op
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
 
 ATTACK_SYSTEM = '''import oloproof_nb as op
 

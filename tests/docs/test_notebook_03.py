@@ -9,11 +9,12 @@ import nbformat
 import pytest
 from _shared import made_once
 from nbclient import NotebookClient
-from test_notebooks import kernel_tmpdir, walls
+
+from .test_notebooks import kernel_tmpdir, walls
 
 pytestmark = pytest.mark.slow  # a developer loop skips these: pytest -m 'not slow'
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03-outcome-receipts.ipynb"
+NOTEBOOK = Path(__file__).resolve().parent.parent.parent / "notebooks" / "03-outcome-receipts.ipynb"
 
 
 def _text(cell: nbformat.NotebookNode) -> str:
@@ -68,7 +69,7 @@ def test_notebook_shows_the_side_by_side_and_the_hook(executed: nbformat.Noteboo
 
 
 def test_notebook_shows_selections_not_walls(executed: nbformat.NotebookNode) -> None:
-    """Each frame and printed line is one a reader takes in at a glance (tests/test_notebooks.py ``walls``)."""
+    """Each frame and printed line is one a reader takes in at a glance (tests/docs/test_notebooks.py ``walls``)."""
     assert walls(executed) == []
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import oloproof_nb as op
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_every_test_file_the_readme_names_exists() -> None:
