@@ -1,6 +1,6 @@
-"""Checks of the ``--json`` output of ``oloproof gate`` and ``oloproof compare`` (``tests/test_cli_json.py``,
-``tests/test_cli_compare.py``): one strict JSON object on stdout, a table cell as it should be written, and the keys
-named in ``--help``."""
+"""Checks of the ``--json`` output of ``oloproof gate`` and ``oloproof compare``
+(``tests/cli/test_output_json.py``, ``tests/cli/test_commands_compare.py``): one strict JSON object on stdout, a table
+cell as it should be written, and the keys named in ``--help``."""
 
 from __future__ import annotations
 

@@ -54,8 +54,8 @@ def _temporary_files_stay_under_the_session_folder(tmp_path_factory: pytest.Temp
 @pytest.fixture(autouse=True)
 def _the_command_forks_as_in_its_own_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """``oloproof run`` in its own process runs one Python thread when it starts the run's child, so it forks (see
-    ``cli.process._start_method``; ``tests/test_cli.py`` checks that, and runs a spawned child too). Tests call ``main``
-    inside pytest's process, which holds threads of its own (helpers of earlier runs, Dask's, Inspect AI's):
+    ``cli.process._start_method``; ``tests/cli/test_process.py`` checks that, and runs a spawned child too). Tests call
+    ``main`` inside pytest's process, which holds threads of its own (helpers of earlier runs, Dask's, Inspect AI's):
     there it would spawn each child, 0.5 s of imports more each, and a monkeypatched function would not reach
     the child. They fork as the command does."""
     from oloproof_nb.cli import process

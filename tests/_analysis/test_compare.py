@@ -120,7 +120,7 @@ def test_run_folders_and_swapped_sides(unclustered: tuple[op.Run, op.Run]) -> No
 
 
 def test_a_run_compared_with_an_identical_one(make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    """The same behaviour run twice (one run given twice is refused: see test_cli_compare)."""
+    """The same behaviour run twice (one run given twice is refused: see test_commands_compare)."""
     root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}])
     base = _run(root, tmp_path / "base", broken={"c00", "c01", "c02"})
     again = _run(root, tmp_path / "again", broken={"c00", "c01", "c02"})

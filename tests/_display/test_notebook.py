@@ -351,7 +351,7 @@ def test_a_second_run_of_a_class_typed_in_a_cell_says_why_nothing_came_from_the_
                                                                                       tmp_path: Path) -> None:
     """A class defined in no file has no code fingerprint and is never cached (README section 3), so
     each run replays live; the run's summary (its repr and HTML) now says why, as the run command does for a
-    system without ``version`` (tests/test_cli_frictions.py)."""
+    system without ``version`` (tests/cli/test_commands_frictions.py)."""
     from _booking_desk import booking_desk
 
     import oloproof_nb as op

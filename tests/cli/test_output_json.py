@@ -2,7 +2,7 @@
 on stdout, what the command prints for people on stderr, unchanged, and the exit code it has without ``--json``.
 
 A CI job reading only the exit code could not tell which criterion blocked; the objects here are checked against
-``op.gate(op.load_run(run))`` and by hand (``compare --json``'s verdicts: ``tests/test_cli_compare.py``).
+``op.gate(op.load_run(run))`` and by hand (``compare --json``'s verdicts: ``tests/cli/test_commands_compare.py``).
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def test_the_table_on_a_stderr_that_is_not_utf8_keeps_its_ascii_stand_ins(
         gated: Callable[[float | None], Path], encoding: str, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """``PYTHONIOENCODING=ascii``: without ``--json`` the table on stdout reads ``0.857-1.000`` and ``BLOCK --
-    exit 1`` (``tests/test_cli.py``); moved to stderr by ``--json`` it read ``0.857\\u20131.000`` and ``BLOCK
+    exit 1`` (``tests/cli/test_process.py``); moved to stderr by ``--json`` it read ``0.857\\u20131.000`` and ``BLOCK
     \\u2014 exit 1``, as Python's stderr writes what its encoding lacks as backslash escapes."""
     run = gated(0.99)
     raw = io.BytesIO()
@@ -249,7 +249,7 @@ def test_a_reader_that_leaves_keeps_the_exit_code(gated: Callable[[float | None]
 def test_the_help_names_every_key_of_the_object(gated: Callable[[float | None], Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The keys are documented where the option is: each key printed is named in ``--help`` (compare's:
-    ``tests/test_cli_compare.py``)."""
+    ``tests/cli/test_commands_compare.py``)."""
     main(["gate", str(gated(0.5)), "--json"])
     assert_help_names(set(one_object(capsys.readouterr().out)), "gate", capsys)
 

@@ -510,7 +510,7 @@ def test_the_compare_help_names_every_key_of_the_object(runs: dict[str, Path],
 
 def _json_verdict_snippet() -> str:
     """The ```bash block that follows ``<!-- json-verdict -->`` in the README (section 8, CI)."""
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent.parent.parent / "README.md").read_text(encoding="utf-8")
     return text.split("<!-- json-verdict -->\n```bash\n", 1)[1].split("\n```", 1)[0]
 
 

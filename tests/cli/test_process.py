@@ -76,7 +76,7 @@ def test_init_default_destination(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert main(["init", "--example", "stateful-agent"]) == 0
     assert (tmp_path / "stateful-agent" / "oloproof.yaml").is_file()
     # every file of the committed example, byte for byte, in ./stateful-agent (a partial or stale copy passed)
-    committed = Path(__file__).resolve().parents[1] / "examples" / "stateful-agent"
+    committed = Path(__file__).resolve().parents[2] / "examples" / "stateful-agent"
     for name in ("README.md", "cases.jsonl", "checks.py", "oloproof.yaml", "refund_desk.py", "release.yaml"):
         assert (tmp_path / "stateful-agent" / name).read_bytes() == (committed / name).read_bytes(), name
 
@@ -673,7 +673,7 @@ def test_os_exit_or_a_segfault_during_a_case_is_exit_2(tmp_path: Path, op_: str,
     assert done.returncode == 1, done.stderr  # 3 of 4: BLOCK; the crashed case is not run again
     reason = f"the process running the system died while running the case ({how})"
     assert _statuses(out)["c1"] == ("error", reason)
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent.parent / "README.md").read_text(encoding="utf-8")
     row = next(row for row in readme.splitlines() if row.startswith("| calls `os._exit(0)` or segfaults"))
     assert (f"`{reason}`" if op_ == "os_exit" else f"`({how})`") in row
 

@@ -46,7 +46,7 @@ def test_an_argument_error_is_one_json_object_on_stdout(args: list[str], said: s
                                   ["run", "--json"]])
 def test_without_json_stdout_stays_empty_on_an_argument_error(args: list[str]) -> None:
     """No --json (or a contract file named --json after ``--``, or a command that takes no --json): nothing on
-    stdout (``gate`` and ``compare`` take it: ``tests/test_cli_json.py``)."""
+    stdout (``gate`` and ``compare`` take it: ``tests/cli/test_output_json.py``)."""
     done = run_cli(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("oloproof: error: ") and done.stderr.count("\n") == 1

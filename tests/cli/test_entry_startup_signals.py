@@ -177,7 +177,7 @@ def test_a_ctrl_c_after_the_json_object_is_written_adds_no_second_one(monkeypatc
 
 def test_the_commands_own_handlers_take_over_while_it_works(oloproof: Callable[..., Any], tmp_path: Path) -> None:
     """The entry module's handlers only wait for the command's: a SIGTERM while the hook's validator runs stops
-    the validator too, with the hook's own line (as ``tests/test_receipt_cli.py`` checks through ``-m``)."""
+    the validator too, with the hook's own line (as ``tests/cli/test_commands_receipt.py`` checks through ``-m``)."""
     folder = tmp_path / "task"
     contract = write_contract(folder)
     pid_file = folder / "validator.pid"
@@ -277,7 +277,7 @@ def test_a_ctrl_c_the_entry_module_catches_is_a_json_error_with_json(monkeypatch
 
 
 # --- `oloproof receipt` stops on every signal that ends a process by default (SIGQUIT, SIGUSR1, SIGALRM,
-# ...), as on SIGTERM; see tests/test_cli_stop_hook_signals.py
+# ...), as on SIGTERM; see tests/cli/test_process_stop_hook_signals.py
 
 def test_the_console_script_stops_the_hook_on_the_same_signals() -> None:
     """``_oloproof_nb_entry`` cannot import the package before it installs its handlers: it keeps its own list."""

@@ -595,7 +595,7 @@ def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.Capt
         main(["receipt", "--help"])
     text = capsys.readouterr().out
     assert "LAST ARGUMENT" in text and "settings.json" in text and "contract error" in text
-    # its streams are /dev/null, as the README says and tests/test_receipt_cli.py checks (stdin reads end of
+    # its streams are /dev/null, as the README says and tests/cli/test_commands_receipt.py checks (stdin reads end of
     # file at once): the help said "closed", which a validator that prints or reads stdin would take literally
     assert "stdin/stdout/stderr on /dev/null" in text and "closed" not in text
 
@@ -656,7 +656,7 @@ def test_both_reasons_nothing_came_from_the_cache_are_wrapped_under_the_summary(
 #: reads an empty path as the current folder, so before, `gate ""` gated the suite the shell stood in (exit 0 on its
 #: latest run), `run SUITE --out ""` and `init --example X ""` wrote into the current folder, and `--baseline ""` was
 #: dropped without a word (its columns missing); the others were refused naming `.`, not the argument. (`receipt ""`
-#: is a contract error: tests/test_receipt_cli.py.)
+#: is a contract error: tests/cli/test_commands_receipt.py.)
 EMPTY_PATHS = [
     (["run", "", "--quiet"], "suite"),
     (["run", "{suite}", "--out", "", "--quiet"], "--out"),

@@ -1,6 +1,6 @@
 """``oloproof receipt --help`` names every ``"error"`` kind that ``--json`` prints. It said "any other
 error: "error"", while a bug in oloproof_nb prints ``{"error": "internal error", ...}`` (README: ``"error"`` or
-``"internal error"``; ``tests/test_receipt_cli_json_errors.py`` runs it)."""
+``"internal error"``; ``tests/cli/test_parser_receipt_json_errors.py`` runs it)."""
 
 from __future__ import annotations
 

@@ -5,9 +5,9 @@ SIGQUIT (a Ctrl-\\), SIGUSR1, SIGALRM, ... ended the hook 128 + N, which a hook 
 the validator it had started (a session of its own) ran on. The signals the hook still leaves to their default are
 counted by hand from signal(7): those whose default is no end (SIGCHLD, SIGURG, SIGWINCH, SIGCONT, the stops), those
 that cannot be caught (SIGKILL, SIGSTOP), and the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL: a handler for a real one
-returns to the faulting instruction, and the hook would hang). ``tests/test_receipt_cli.py`` sends each to a hook
-whose validator runs, ``tests/test_cli_startup_signals.py`` to the console script before the package is imported; here,
-the rule's edges.
+returns to the faulting instruction, and the hook would hang). ``tests/cli/test_commands_receipt.py`` sends each to
+a hook whose validator runs, ``tests/cli/test_entry_startup_signals.py`` to the console script before the package
+is imported; here, the rule's edges.
 """
 
 from __future__ import annotations
