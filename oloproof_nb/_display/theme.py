@@ -163,14 +163,15 @@ def fmt_signed(value: float) -> str:
 
 def fmt_level(confidence: float) -> str:
     """A confidence level as a percentage with the digits it has: 0.995 is ``99.5%`` (whole percents showed
-    it as ``100%``, and 0.975 as ``98%``).
+    it as ``100%``, and 0.975 as ``98%``), and 0.9999999 is ``99.99999%`` (six significant digits showed it as
+    ``100%``, a level no interval has), from the level's shortest text (``repr``).
 
     Examples
     --------
-    >>> fmt_level(0.95), fmt_level(0.995), fmt_level(0.975), fmt_level(0.57)
-    ('95%', '99.5%', '97.5%', '57%')
+    >>> fmt_level(0.95), fmt_level(0.995), fmt_level(0.975), fmt_level(0.57), fmt_level(0.9999999)
+    ('95%', '99.5%', '97.5%', '57%', '99.99999%')
     """
-    return f"{round(float(confidence) * 100, 6):g}%"
+    return f"{(Decimal(repr(float(confidence))) * 100).normalize():f}%"
 
 
 def fmt_interval(low: Any, high: Any, sign: bool = False, threshold: Any = None) -> str:
