@@ -157,7 +157,7 @@ def _level(obj: Any, confidence: float | None = None) -> str:
     if level is None:
         table = table_of(obj)
         level = table.attrs.get("confidence") if isinstance(table, pd.DataFrame) else None
-    return f"{fmt_level(float(level))} " if _finite(level) else ""
+    return f"{fmt_level(level if isinstance(level, np.floating) else float(level))} " if _finite(level) else ""
 
 
 def _methods(table: pd.DataFrame, names: list[str], unit: str) -> str:

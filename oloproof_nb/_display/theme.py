@@ -161,17 +161,20 @@ def fmt_signed(value: float) -> str:
     return float_text(float(value), sign=True)
 
 
-def fmt_level(confidence: float) -> str:
+def fmt_level(confidence: float | np.floating[Any]) -> str:
     """A confidence level as a percentage with the digits it has: 0.995 is ``99.5%`` (whole percents showed
     it as ``100%``, and 0.975 as ``98%``), and 0.9999999 is ``99.99999%`` (six significant digits showed it as
-    ``100%``, a level no interval has), from the level's shortest text (``repr``).
+    ``100%``, a level no interval has), from the level's shortest text in its own precision (``repr`` of a float;
+    a NumPy float's own: ``np.float32(0.95)`` is ``95%``, where the float it widens to read ``94.9999988079071%``).
 
     Examples
     --------
     >>> fmt_level(0.95), fmt_level(0.995), fmt_level(0.975), fmt_level(0.57), fmt_level(0.9999999)
     ('95%', '99.5%', '97.5%', '57%', '99.99999%')
     """
-    return f"{(Decimal(repr(float(confidence))) * 100).normalize():f}%"
+    text = (np.format_float_positional(confidence, unique=True, trim="-") if isinstance(confidence, np.floating)
+            else repr(float(confidence)))
+    return f"{(Decimal(text) * 100).normalize():f}%"
 
 
 def fmt_interval(low: Any, high: Any, sign: bool = False, threshold: Any = None) -> str:

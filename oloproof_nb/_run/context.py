@@ -248,7 +248,7 @@ class LiveCase:
             except ConfigError as exc:
                 return UserCall(error=f"check {quote(spec)} cannot be loaded: {exc.message}")
         try:
-            return UserCall(value=call_with_timeout(lambda: fn(*args), self.settings.timeout_s))
+            return UserCall(value=call_with_timeout(lambda: fn(*args), self.settings.timeout_s, on_system=False))
         except CaseTimeout as exc:
             return UserCall(error=failure_reason(exc))
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's check raised: that case is missing

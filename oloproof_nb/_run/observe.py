@@ -60,7 +60,7 @@ from .._core.receipts import (
 )
 from ..errors import ContractFileError, DigestKeyError, quote, validation_problem
 from ..evaluators.outcome import unobserved_receipt
-from .timeouts import CaseTimeout, call_with_timeout
+from .timeouts import CaseTimeout, call_with_timeout, system_traceback
 
 __all__ = [
     "defer_stop",
@@ -283,7 +283,7 @@ def observe_file(
     stop = threading.Event()
     try:
         read = call_with_timeout(lambda: _read_and_digest(path, key, max_artifact_bytes, stop, now or utc_now),
-                                 observe_timeout_s)
+                                 observe_timeout_s, on_system=False)
     except CaseTimeout:
         stop.set()
         raise UnobservableArtifact(contract.artifact_id,
@@ -373,7 +373,7 @@ def _run_callable(
     type of what it raised or returned (a message could quote the artifact), or an integer outside
     :data:`~oloproof_nb._core.receipts.EXIT_CODE_RANGE`."""
     try:
-        result = call_with_timeout(lambda: fn(path), timeout_s)
+        result = call_with_timeout(lambda: fn(path), timeout_s, on_system=False)
     except CaseTimeout:
         return None, f"validator {name} timed out after {timeout_s:g}s"
     except SystemExit as exc:
@@ -381,6 +381,8 @@ def _run_callable(
             return None, f"validator {name} raised SystemExit"
         result = int(exc.code or 0)  # sys.exit(False) is exit 0, as the interpreter exits; checked below as a return
     except BaseException as exc:  # noqa: B036 - report any crash as evidence
+        if isinstance(exc, KeyboardInterrupt) and system_traceback(exc) is None:
+            raise  # the user's Ctrl-C while the run waited for it (not the validator's own): the run stops
         # the type only: its message could quote the artifact's content
         return None, f"validator {name} raised {type(exc).__name__}"
     np = sys.modules.get("numpy")  # a NumPy value comes from a process that imported NumPy: the hook's path does not

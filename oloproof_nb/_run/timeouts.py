@@ -167,22 +167,24 @@ class _Helper:
 _LOCAL = threading.local()
 
 
-def _abandon(helper: _Helper) -> None:
+def _abandon(helper: _Helper, on_system: bool) -> None:
     """Abandon ``helper``, whose call is still running: the calling thread's next call gets a new one, and its
-    thread is noted (:func:`abandoned_calls`)."""
+    thread is noted (:func:`abandoned_calls`) when the call runs on the system instance (``on_system``)."""
     helper.abandoned, _LOCAL.helper = True, None
-    _LOCAL.abandoned = [*abandoned_calls(), helper.thread]
+    if on_system:
+        _LOCAL.abandoned = [*abandoned_calls(), helper.thread]
 
 
 def abandoned_calls() -> list[threading.Thread]:
-    """The helper threads the calling thread abandoned whose call is still running (a timed-out call goes on in the
-    background: an instance it runs on must not be given to a case meanwhile, by a resume either)."""
+    """The helper threads the calling thread abandoned whose call on the system is still running (a timed-out call
+    goes on in the background: an instance it runs on must not be given to a case meanwhile, by a resume either).
+    A call made with ``on_system=False`` (a suite's check, a validator, an artifact's read) is not one of them."""
     running = [thread for thread in getattr(_LOCAL, "abandoned", ()) if thread.is_alive()]
     _LOCAL.abandoned = running
     return running
 
 
-def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
+def call_with_timeout(fn: Callable[[], T], timeout_s: float | None, *, on_system: bool = True) -> T:
     """Run ``fn()`` in a daemon helper thread and wait at most ``timeout_s`` seconds (None: no limit).
 
     Each calling thread reuses one helper thread for its calls. An abandoned
@@ -191,7 +193,9 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
     Whatever ``fn`` raises propagates marked as the system's (see
     :func:`system_traceback`); :class:`CaseTimeout` when the time is up. The
     wait itself can be interrupted (Ctrl-C): that ``KeyboardInterrupt`` is
-    not marked.
+    not marked. ``on_system=False``: ``fn`` does not run on a system instance (a suite's check on copies, a
+    validator on a file), so an abandoned call of it is not one of :func:`abandoned_calls` (noted on the case's
+    instance, a check that never ends kept a module-level instance from every later run of the process).
     """
     limit = None if timeout_s is None or timeout_s >= threading.TIMEOUT_MAX else timeout_s
     box: dict[str, Any] = {}
@@ -208,13 +212,13 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None) -> T:
         try:
             finished = done.acquire() if limit is None else done.acquire(timeout=limit)
         except BaseException:  # interrupted while waiting: this helper may still be busy
-            _abandon(helper)
+            _abandon(helper, on_system)
             raise
     finally:
         if watch is not None:
             watch(False)
     if not finished:
-        _abandon(helper)
+        _abandon(helper, on_system)
         raise CaseTimeout(limit if limit is not None else 0.0)
     if "error" in box:
         error: BaseException = box.pop("error")
