@@ -16,7 +16,7 @@ from .._core.epochs import Reduction, reduce_counts
 from .._core.paired import mcnemar_exact, paired_difference_from_sums
 from .._core.stats import is_clustered_from_sums
 from .gate import criterion_sums
-from .gate_reasons import clusters_text, commonest_reason
+from .gate_reasons import commonest_reason, too_few_clusters
 from .gate_settings import APPROXIMATE_NOT_ALLOWED
 
 __all__ = ["regression_verdict", "decide", "reduced_row", "missing_why", "base_missing_passed", "paired_row"]
@@ -50,8 +50,7 @@ def decide(row: dict[str, Any], cfg: ReleaseConfig, clustered: bool, unchecked: 
     if clustered and not cfg.allow_approximate_methods:
         return "INSUFFICIENT_EVIDENCE", APPROXIMATE_NOT_ALLOWED  # compare() says after it which key decides it
     if row["n_clusters"] < cfg.min_clusters:  # the numbers, as the gate gives them, and where the interval lies
-        why = (f"too_few_clusters: its rows fall in {clusters_text(row['n_clusters'])}, "
-               f"min_clusters is {cfg.min_clusters}")
+        why = too_few_clusters(row["n_clusters"], cfg.min_clusters)
         if row["ci_high"] < -cfg.regression.margin:  # a wrapped benchmark's 6 customers said no more
             why += ("; its interval lies below −margin, but from so few clusters an interval is not trusted: a "
                     "loss this suite has too few clusters to confirm (cluster more finely, or add clusters)")

@@ -67,7 +67,7 @@ from .baseline import Baseline, as_baseline, check_baseline, with_idle_columns
 from .columns import GATE
 from .gate_drift import drift_sentences, release_now, release_unreadable, warn_release_drift
 from .gate_findings import by_criterion, late_findings, with_findings, zero_thresholds
-from .gate_reasons import all_pass_note, clusters_text, content_unchecked, missing_why
+from .gate_reasons import all_pass_note, content_unchecked, missing_why, too_few_clusters
 from .gate_settings import APPROXIMATE_NOT_ALLOWED, ReleaseLike, approximate_reason, weaker_settings
 from .inspect_log import added_scores, is_inspect_run, task_criteria, unrun_samples
 from .inspect_settings import added_hint, split_hint
@@ -891,8 +891,7 @@ def _decide(row: dict[str, Any], threshold: float | None, cfg: ReleaseConfig, cl
     if left_out:  # a case not reduced may be the one that fails: the interval leaves it out, so no verdict
         return "INSUFFICIENT_EVIDENCE", "too_few_epochs"
     if clustered and row["n_clusters"] < cfg.min_clusters:  # the numbers too: "too few" for a suite of 16 cases
-        return "INSUFFICIENT_EVIDENCE", (f"too_few_clusters: its rows fall in {clusters_text(row['n_clusters'])}, "
-                                         f"min_clusters is {cfg.min_clusters}")
+        return "INSUFFICIENT_EVIDENCE", too_few_clusters(row["n_clusters"], cfg.min_clusters)
     transform = getattr(ev, "transform", None)
     if ev.type == "metamorphic_relation" and not checked.get(str(transform), False):
         return "INSUFFICIENT_EVIDENCE", "transform_not_checked"

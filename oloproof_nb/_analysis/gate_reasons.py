@@ -207,3 +207,15 @@ def clusters_text(n: int) -> str:
     ('1 cluster', '12 clusters')
     """
     return f"{n} cluster" + ("" if n == 1 else "s")
+
+
+def too_few_clusters(n_clusters: int, min_clusters: int) -> str:
+    """The reason of a row whose clusters are fewer than ``min_clusters``, with both numbers (the gate's and
+    compare's: "too few" said nothing to a suite of 16 cases).
+
+    Examples
+    --------
+    >>> too_few_clusters(1, 20)
+    'too_few_clusters: its rows fall in 1 cluster, min_clusters is 20'
+    """
+    return f"too_few_clusters: its rows fall in {clusters_text(n_clusters)}, min_clusters is {min_clusters}"
