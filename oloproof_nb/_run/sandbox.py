@@ -20,6 +20,7 @@ import hashlib
 import inspect
 import json
 import time
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -136,19 +137,49 @@ def _trajectory_problem(exc: ValidationError) -> str:
     return f"{key}: {message}"
 
 
+class _Invalid(ValueError):
+    """A trajectory field pydantic would refuse, found in one it did not validate (:func:`_trajectory_json`)."""
+
+
+#: The statuses a trajectory may end with (:class:`Trajectory`'s ``status``).
+_STATUSES: tuple[str, ...] = typing.get_args(Trajectory.model_fields["status"].annotation)
+
+
+def _text(value: Any, loc: tuple[str | int, ...]) -> str:
+    """A name field of a trajectory as it is stored: text (a ``str`` subclass, or an ``Enum`` whose value is text,
+    as its plain text, as :func:`to_json` stores any value); :class:`_Invalid` otherwise, in the words a
+    trajectory given as a dict gets (:func:`to_trajectory`).
+
+    pydantic checks these fields when a trajectory is validated, not in one made with ``model_construct`` (as a
+    :class:`~oloproof_nb.Recorder` makes its steps) or changed after it was made: ``rec.tool(7, fn)`` stored a tool
+    named ``7``, which a frame read as the number from the journal and as the text ``"7"`` from its columnar copy.
+    """
+    text = value if type(value) is str else to_json(value, what=format_loc(loc))
+    if type(text) is not str:
+        raise _Invalid(f"{format_loc(loc)}: Input should be a valid string (got {quote(value)})")
+    return text
+
+
 def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:
-    """The trajectory as JSON, every value through :func:`to_json` (same keys and order as ``model_dump``)."""
+    """The trajectory as JSON, every value through :func:`to_json` (same keys and order as ``model_dump``); a tool's
+    name, a message's role and name are text (:func:`_text`) and the status one of :data:`_STATUSES`, whether or not
+    pydantic validated the trajectory."""
     steps: list[dict[str, Any]] = []
     for i, step in enumerate(trajectory.steps):
         if isinstance(step, ToolCall):
-            steps.append({"kind": "tool_call", "tool": step.tool,
+            steps.append({"kind": "tool_call", "tool": _text(step.tool, ("steps", i, "tool")),
                           "args": to_json(step.args, what=f"step {i}'s arguments"),
                           "result": to_json(step.result, what=f"step {i}'s result")})
         else:
-            steps.append({"kind": "message", "role": step.role,
-                          "content": to_json(step.content, what=f"step {i}'s content"), "name": step.name,
+            steps.append({"kind": "message", "role": _text(step.role, ("steps", i, "role")),
+                          "content": to_json(step.content, what=f"step {i}'s content"),
+                          "name": None if step.name is None else _text(step.name, ("steps", i, "name")),
                           "args": None if step.args is None else to_json(step.args, what=f"step {i}'s arguments")})
-    return {"steps": steps, "answer": to_json(trajectory.answer, what="the answer"), "status": trajectory.status,
+    status = trajectory.status
+    if type(status) is not str or status not in _STATUSES:
+        allowed = ", ".join(repr(s) for s in _STATUSES[:-1]) + f" or {_STATUSES[-1]!r}"
+        raise _Invalid(f"status: Input should be {allowed} (got {quote(status)})")
+    return {"steps": steps, "answer": to_json(trajectory.answer, what="the answer"), "status": status,
             "input": None if trajectory.input is None else to_json(trajectory.input, what="the input")}
 
 
@@ -164,6 +195,8 @@ def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     try:
         data = _trajectory_json(trajectory)
         json.dumps(data, ensure_ascii=False).encode("utf-8")  # what the store will write: it can be written
+    except _Invalid as exc:
+        raise SystemContractError(f"{what} returned an invalid trajectory: {exc}") from None
     except (ValueError, TypeError, RecursionError) as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SystemContractError(f"{what} returned a trajectory that cannot be stored as JSON: {text}") from None
