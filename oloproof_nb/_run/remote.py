@@ -130,6 +130,18 @@ def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
         return _REMOTE_SHOWN.setdefault(suite_root, ShownArtifacts())
 
 
+class _BatchStopped(OloproofError):
+    """A batch stopped before its next case: no system instance could be built for it (:func:`_remote_batch`);
+    ``records`` and ``replays`` are those of the cases it ran before (recorded, as a serial run records them before
+    its rebuild fails: lost with the batch, a resume ran them again)."""
+
+    def __init__(self, message: str, records: list[CaseRecord] | None = None,
+                 replays: list[ReplayRecord] | None = None) -> None:
+        super().__init__(message)  # sent back from a worker process by pickle: the lists go with its __dict__
+        self.records = records or []
+        self.replays = replays or []
+
+
 def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[int, Case]], run_id: str,
                   version: str | None, fingerprint: str | None, cache: bool = True,
                   seen: list[Any] | None = None) -> tuple[list[CaseRecord], list[ReplayRecord]]:
@@ -138,7 +150,8 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     Systems are built on the worker from the suite's own ``system`` and kept in a per-process pool, so concurrent
     batches in one process never share an instance; each is pooled with the version and code fingerprint it was
     checked against, and one checked against another run's (the same suite's files, the system's code or version
-    since changed) is released and replaced. Replays are returned with the records (the caller appends them).
+    since changed) is released and replaced, and one whose batch escaped (the worker's Ctrl-C, oloproof's own
+    error) is released, never pooled. Replays are returned with the records (the caller appends them).
     ``seen``: the artifact versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here
     first.
     """
@@ -177,15 +190,23 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
             release(old, timeout_s)
         system = checked()
     replays: list[ReplayRecord] = []
-    records = []
-    settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,
-                              validators=suite.validators, checks=suite.checks, append_replay=replays.append,
-                              cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                              code_fingerprint=replay_fingerprint(system, target, fingerprint),
-                              shown=_shown_on_this_worker(suite_root))
-    settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
+    records: list[CaseRecord] = []
     try:
+        settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,
+                                  validators=suite.validators, checks=suite.checks, append_replay=replays.append,
+                                  cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
+                                  code_fingerprint=replay_fingerprint(system, target, fingerprint),
+                                  shown=_shown_on_this_worker(suite_root))
+        settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
         for index, case in batch:
+            if system is None:
+                # built when a case needs it, as a serial run does: built at once after a batch's last case failed,
+                # a replacement that could not be built (a factory failing, a deployment that moved on: refused)
+                # lost the batch's records and stopped a run whose every case had run
+                try:
+                    system = checked()
+                except OloproofError as exc:  # the cases that ran are recorded before the run stops, as serially
+                    raise _BatchStopped(str(exc), records, replays) from None
             outcome = execute_case(case, index, system, settings)
             if outcome.needs_fresh_system:
                 # dropped even when a call abandoned on it may still run: that is refused while it runs (its case
@@ -194,11 +215,20 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                 held.instances.drop(system)
                 old, system = [system], None
                 release(old, timeout_s)
-                system = checked()  # a deployment that moved on since the batch began: refused, not pooled
             records.append(outcome.record)
-    finally:
-        if system is not None:  # None: released, and no replacement could be built
-            pool.put((system, wanted))  # checked against the run's identity, the replacement too
+    except BaseException:
+        # the batch escaped (the worker's Ctrl-C, a SystemExit raised in it, oloproof's own error): its instance is
+        # left mid-case, and a call interrupted on it may still run (execute_case noted it, systems.note_abandoned).
+        # Released as a stale one is, never pooled: pooled, the worker's next batch took it unchecked and ran its
+        # case beside that call. The escape is what the batch reports, not a release that failed.
+        if system is not None:
+            held.instances.drop(system)
+            old, system = [system], None
+            with contextlib.suppress(OloproofError):
+                release(old, timeout_s)
+        raise
+    if system is not None:  # None: released after the batch's last case, none built to replace it
+        pool.put((system, wanted))  # checked against the run's identity, a replacement too
     return records, replays
 
 
@@ -207,7 +237,8 @@ def run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[in
     """Batches of ``chunk_size`` cases as tasks of ``executor`` (:func:`_remote_batch`; a batch never holds both a
     case that observes an artifact and one that promises none, :func:`_batched`), a bounded number in flight
     (:func:`~.bounded.bounded`); yields each batch's records once its replays are appended. A batch the executor lost or
-    refused stops the run (:func:`_executor_failed`)."""
+    refused stops the run (:func:`_executor_failed`); one that could build no instance for its next case
+    (:class:`_BatchStopped`) stops it once the records of the cases it ran are yielded."""
     root = str(suite.root)
 
     shown = settings.shown  # noted from every batch's receipts, handed to the batch with the next case of each artifact
@@ -235,13 +266,20 @@ def run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[in
     def kind(item: tuple[int, Case]) -> frozenset[str]:  # whether it observes an artifact, promises none, or neither
         return shared_files(item[1], settings.evaluators, settings.suite_root) & {OBSERVES, UNOBSERVED}
 
+    def kept(records: list[CaseRecord], replays: list[ReplayRecord]) -> list[CaseRecord]:
+        for replay in replays:
+            store.append_replay(replay)
+        for record in records:
+            shown.note_receipts(record.get("receipts") or [])
+        return records
+
     try:
-        for records, replays in bounded(submit, _batched(pending, chunk_size, kind), limit, keys, lost):
-            for replay in replays:
-                store.append_replay(replay)
-            for record in records:
-                shown.note_receipts(record.get("receipts") or [])
-            yield from records
+        try:
+            for records, replays in bounded(submit, _batched(pending, chunk_size, kind), limit, keys, lost):
+                yield from kept(records, replays)
+        except _BatchStopped as stopped:  # the cases its batch ran are recorded, then the run stops
+            yield from kept(stopped.records, stopped.replays)
+            raise OloproofError(str(stopped)) from None
     finally:
         _release_here(root, suite.config.case_timeout_s)
 
