@@ -5,15 +5,16 @@
     runs/<run_id>/frames/
       cases.parquet  steps.parquet  snapshots.parquet  changes.parquet  verdicts.parquet
       comparisons.parquet  replays.parquet  pairs.parquet  receipts.parquet
-      _source.json     what the copy was built from (the format, the size and mtime of each journal file)
-                       and what it holds (the size and mtime of each frame file)
+      _source.json     what the copy was built from (the format, the oloproof_nb release that made it, the size
+                       and mtime of each journal file) and what it holds (the size and mtime of each frame file)
       .commit.lock     puts the copies of the run in place one at a time
 
 The JSONL journal stays the record of truth (append + flush, resume); the copy is
 derived from it and rebuilt whenever it is missing, does not match the
-journal, or has a frame file other than the one it wrote (:func:`is_fresh`): a
-frame file edited, touched or copied in from another run is never read as the
-run's. Each file has the explicit schema of its frame's
+journal, was made by another release of oloproof_nb (``oloproof_nb.__version__``:
+a release may derive a frame otherwise without changing :data:`FORMAT`), or has a
+frame file other than the one it wrote (:func:`is_fresh`): a frame file edited,
+touched or copied in from another run is never read as the run's. Each file has the explicit schema of its frame's
 :class:`~oloproof_nb._analysis.columns.FrameSpec` (:meth:`FrameSpec.arrow_schema`):
 text as UTF-8 strings, counts as ``int64``, flags as ``bool``, times as
 ``timestamp[us, UTC]``; the nullable pandas dtypes (``Int64``, ``boolean``)
@@ -83,6 +84,7 @@ from .._core.paths import ABSENT
 from .._run.disk import make_folders, open_fd, owner_reads_and_writes
 from .._run.lock import process_alive
 from .._run.store import CASES, MANIFEST, REPLAYS, read_manifest
+from .._version import __version__
 from ..errors import CopyChangedError, OloproofError, RunDirError, quote_value
 from .columns import ARROW_TYPES, FRAMES, TEXT, TIME, Column, FrameSpec
 
@@ -97,7 +99,7 @@ __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerpr
 
 FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
-#: The layout of the copy; a copy of another format is rebuilt.
+#: The layout of the copy; a copy of another format is rebuilt (so is one another release made: :func:`fresh_source`).
 FORMAT = 4  # 2: every frame has ``epoch``; 3: ``_source.json`` records each frame file's size and mtime; 4: no
 #             verdict rows of copies labeled invalid
 #: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
@@ -139,7 +141,7 @@ def large_file(columns: Sequence[str]) -> dict[str, Any]:
 #: The extra column of ``snapshots.parquet``: each row's state address in ``states.jsonl``.
 STATE_REF = "state_ref"
 _STATE_REF_FIELD = pa.field(STATE_REF, pa.large_string(), metadata={_ENCODING: "state_ref"})
-#: ``_source.json`` holds a format number and twelve pairs of numbers; anything bigger is no copy's.
+#: ``_source.json`` holds a format number, a release and twelve pairs of numbers; anything bigger is no copy's.
 _SOURCE_MAX_BYTES = 1 << 16
 
 
@@ -206,11 +208,16 @@ def _source_data(text: str | None) -> dict[str, Any] | None:
 
 
 def fresh_source(directory: Path) -> str | None:
-    """The :func:`copy_source` of ``directory``'s columnar copy when the copy is complete and built from the
-    journal as it is now; None otherwise."""
+    """The :func:`copy_source` of ``directory``'s columnar copy when the copy is complete, of this :data:`FORMAT`,
+    made by this release of oloproof_nb, and built from the journal as it is now; None otherwise.
+
+    The release: one may change how a frame is derived from the journal and keep the format (the files' layout),
+    so a copy another release made is rebuilt, once, from the journal. Two releases that read one folder in turn
+    rebuild it in turn (each in the time a copy takes to build, ``benchmarks/convert.py``).
+    """
     text = copy_source(directory)
     source = _source_data(text)
-    if source is None or source.get("format") != FORMAT:
+    if source is None or source.get("format") != FORMAT or source.get("oloproof_nb") != __version__:
         return None
     if source.get("journal") != journal_fingerprint(directory):
         return None
@@ -572,8 +579,9 @@ def _refuse_special(path: Path) -> None:
 
 
 def _built_from(source: dict[str, Any] | None) -> Any:
-    """What a copy's parsed ``_source.json`` says it was built from (its format and journal fingerprint)."""
-    return None if source is None else (source.get("format"), source.get("journal"))
+    """What a copy's parsed ``_source.json`` says it was built from (its format, the release that made it, and its
+    journal fingerprint)."""
+    return None if source is None else (source.get("format"), source.get("oloproof_nb"), source.get("journal"))
 
 
 def _same_copy(directory: Path, source: str) -> dict[str, Any] | None:
@@ -614,7 +622,8 @@ def copied_unchanged(directory: Path, source: str, name: str) -> bool:
 def copy_changed(directory: Path, run_id: str | None = None) -> CopyChangedError:
     """The one line for a run whose folder no longer holds the copy it was loaded with: the folder is gone
     (moved, renamed or deleted), holds another run than ``run_id`` (the run loaded: the folder was replaced),
-    or the run went on (it was resumed, or a live run finished)."""
+    or the run went on (it was resumed, or a live run finished), or another release of oloproof_nb rebuilt the copy
+    (:func:`fresh_source`)."""
     if not directory.is_dir():
         return CopyChangedError(f"{directory}: the run folder is gone since the run was loaded (moved, renamed or "
                                 "deleted), so nothing more can be read from it; load the run from where it is now "
@@ -631,7 +640,8 @@ def copy_changed(directory: Path, run_id: str | None = None) -> CopyChangedError
         return CopyChangedError(f"{directory}: {holds}, not run {run_id} that was loaded (the folder was replaced), "
                                 f"so nothing more is read from it for run {run_id}; to use what it holds now, load "
                                 f"it again: {again}")
-    return CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed), so its "
+    return CopyChangedError(f"{directory}: the run changed after it was loaded (it went on, or was resumed, or "
+                            "another release of oloproof_nb rebuilt its columnar copy), so its "
                             f"frames would no longer match one another; load it again: {again}")
 
 
@@ -740,7 +750,8 @@ class CopyWriter:
                 self._sinks[name].close()
         for name in FRAMES:  # readable by their owner whatever the umask (see owner_reads_and_writes)
             owner_reads_and_writes(self.tmp / f"{name}.parquet")
-        source = {"format": FORMAT, "journal": self.fingerprint, "frames": frames_fingerprint(self.tmp)}
+        source = {"format": FORMAT, "oloproof_nb": __version__, "journal": self.fingerprint,
+                  "frames": frames_fingerprint(self.tmp)}
         self.written = json.dumps(source) + "\n"
         (self.tmp / SOURCE_FILE).write_text(self.written, encoding="utf-8")
         owner_reads_and_writes(self.tmp / SOURCE_FILE)

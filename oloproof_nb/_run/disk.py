@@ -15,7 +15,10 @@ import stat
 import sys
 from pathlib import Path
 
-__all__ = ["open_fd", "make_folders", "link_refused", "owner_reads_and_writes"]
+from ..errors import RunDirError
+
+__all__ = ["open_fd", "open_in_place", "hard_links", "shared_refused", "make_folders", "link_refused",
+           "owner_reads_and_writes"]
 
 #: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
 _STANDARD_FDS = 3
@@ -123,3 +126,35 @@ def link_refused(path: Path) -> str:
     return (f"{path}: is a symbolic link; a run folder's files are written in place, never through a link (it "
             "would change the file it points to): remove the link, or copy the folder with its files (cp -rL) and "
             "use the copy")
+
+
+def hard_links(file: int | Path) -> int:
+    """How many names regular file ``file`` (a path, not followed when it is a symbolic link, or a descriptor) has
+    (``st_nlink``); 0 when there is none, it is no regular file, or it cannot be stat'ed."""
+    try:
+        st = os.fstat(file) if isinstance(file, int) else os.lstat(file)
+    except (OSError, ValueError):
+        return 0
+    return st.st_nlink if stat.S_ISREG(st.st_mode) else 0
+
+
+def shared_refused(path: Path, links: int) -> str:
+    """The error for a run folder's file that has other names (``links`` of them: a folder copied with ``cp -al``,
+    or by a backup tool that hard-links): appended to or cut in place, it would change the other folder's file
+    too, which is the same file."""
+    return (f"{path}: has {links} hard links, so another folder shares it (a run folder copied with cp -al, or by "
+            "a backup tool that hard-links); written here in place, it would change that folder's run too: make an "
+            "independent copy of the run folder with cp -r (without -l) and resume that copy")
+
+
+def open_in_place(path: Path, flags: int) -> int:
+    """:func:`open_fd` of a run folder's file oloproof appends to (or cuts) in place; one that has other names
+    (:func:`hard_links` above 1) is closed again and refused with :class:`~oloproof_nb.errors.RunDirError`
+    (:func:`shared_refused`): written through one name, the change shows through every other. A file replaced
+    (``os.replace``) is never written in place: a new file takes the name, and the other names keep the old one."""
+    fd = open_fd(path, flags)
+    links = hard_links(fd)
+    if links > 1:
+        os.close(fd)
+        raise RunDirError(shared_refused(path, links))
+    return fd

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import RunDirError
-from .disk import link_refused, open_fd
+from .disk import link_refused, open_in_place
 from .lines import complete_lines
 from .lock import RunLock
 from .store import (
@@ -157,7 +157,8 @@ def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[
     """Under the folder's lock, append to ``started.jsonl`` the note ``note_of`` makes of what it says is in flight
     (:func:`read_in_flight`; the run's process is dead), and return what came with it. Nothing is written, and None
     returned, when it makes none, when ``started.jsonl`` is absent (no case run started, nor a folder made,
-    perhaps), or when the folder is held by another process or cannot be written."""
+    perhaps), or when the folder is held by another process or cannot be written (``started.jsonl`` shared with
+    another folder, copied with ``cp -al``, is not written into: :func:`~.disk.open_in_place`)."""
     if not (directory / STARTED).is_file():
         return None
     try:
@@ -170,7 +171,8 @@ def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[
             return None
         note, result = made
         truncate_torn_tail(directory / STARTED)  # a line the kill cut would swallow this one
-        fd = open_fd(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+        # never into a file another folder shares (cp -al): refused (RunDirError), so nothing is noted
+        fd = open_in_place(directory / STARTED, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
         try:
             os.write(fd, (dumps(note) + "\n").encode("utf-8"))
         finally:

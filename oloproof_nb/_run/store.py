@@ -47,6 +47,12 @@ kill from outside, a notebook's ``op.run``, any end of a process whose case runs
 in ``isolation: process`` workers) it runs them again and the manifest
 keeps the end (``abrupt_ends``), which the gate's command prints under its table.
 
+Never through another name: a journal that has other names (hard links: a run folder copied with ``cp -al``, or by
+a backup tool that hard-links, shares its files with the original) is never appended to or cut in place, which would
+change the other folder's run too: the resume of an unfinished run refuses it up front, and an append or a cut
+refuses it as it opens the file (:func:`~.disk.open_in_place`). What is replaced (``manifest.json``, a rewrite of
+``replays.jsonl``) takes a new file under this folder's name, which the other folder does not share.
+
 One process at a time: creating, running and resuming a run hold an exclusive
 ``fcntl.flock`` on ``.lock`` (:class:`~.lock.RunLock`); a second process gets
 :class:`~oloproof_nb.errors.RunLockedError` naming the holder.
@@ -58,6 +64,7 @@ import errno
 import hashlib
 import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -81,7 +88,7 @@ from ..errors import (
     storable,
     validation_problem,
 )
-from .disk import link_refused, make_folders, open_fd
+from .disk import hard_links, link_refused, make_folders, open_fd, open_in_place, shared_refused
 from .lines import UNREADABLE_HINT, complete_end, complete_lines, journal_sha256, open_journal
 from .lock import LOCK, RunLock
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
@@ -235,12 +242,19 @@ def read_cases(directory: Path) -> Iterator[CaseRecord]:
 
 
 def truncate_torn_tail(path: Path) -> None:
-    """Cut a last line that has no newline (a write the process did not finish); :func:`complete_end` finds it."""
+    """Cut a last line that has no newline (a write the process did not finish); :func:`complete_end` finds it.
+
+    The cut is made in place: a file with other names (a folder copied with ``cp -al``) is refused with
+    :class:`~oloproof_nb.errors.RunDirError` (:func:`~.disk.shared_refused`) before it is cut.
+    """
     if not path.exists():
         return
     size = path.stat().st_size
     end = complete_end(path, size)
     if end != size:
+        links = hard_links(path)
+        if links > 1:
+            raise RunDirError(shared_refused(path, links))
         os.truncate(path, end)
 
 
@@ -442,13 +456,19 @@ class RunStore:
             refuse_changed_journal(directory, manifest)
             if check is not None:
                 check(manifest)
-            lock.note_holder()
             for name in (CASES, REPLAYS, STATES):  # a pipe or a device there is never opened (it would block)
                 handle = open_journal(directory / name)
                 if handle is not None:
                     handle.close()
                 if (directory / name).is_symlink():  # appended to, cut or replaced: never through a link
                     raise RunDirError(link_refused(directory / name))
+                links = hard_links(directory / name)
+                # nor one another folder shares (cp -al): appended to, it changes that run too. A finished run is
+                # resumed to find nothing to do, and writes nothing; an append or a cut it would make is refused
+                # then (open_in_place, truncate_torn_tail)
+                if links > 1 and manifest.finished_at is None:
+                    raise RunDirError(shared_refused(directory / name, links))
+            lock.note_holder()  # after the refusals: the lock file may be shared too, and a refusal changes nothing
             try:
                 for name in (CASES, REPLAYS, STATES):
                     truncate_torn_tail(directory / name)
@@ -509,8 +529,8 @@ class RunStore:
                               "(a resume runs it again)")
         try:
             fd = self._fds.get(name)
-            if fd is None:
-                fd = open_fd(self.directory / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            if fd is None:  # never a file another folder shares (see resume)
+                fd = open_in_place(self.directory / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
                 self._fds[name] = fd
                 if self.fsync == "record":
                     _fsync_dir(self.directory)  # the new file's entry survives a power loss too
@@ -605,6 +625,14 @@ class RunStore:
         try:
             if path.is_symlink():  # a folder copied with its links: replaced, never written through
                 path.unlink()
+            elif hard_links(path) > 1:  # shared with a folder copied with cp -al: this folder's own copy from here
+                tmp = path.with_name(INTERNAL_ERROR + ".tmp")
+                try:
+                    tmp.unlink(missing_ok=True)
+                    shutil.copyfile(path, tmp)
+                    os.replace(tmp, path)
+                finally:  # a full disk: no temporary file left beside the run
+                    tmp.unlink(missing_ok=True)
             fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
             with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(f"--- {iso(utc_now())}\n{text}\n")
