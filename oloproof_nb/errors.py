@@ -174,6 +174,44 @@ def quote_value(value: Any) -> str:
     return quote(value)
 
 
+def decode_line(exc: UnicodeDecodeError) -> int:
+    """The line (from 1) of the first byte that is not UTF-8, for an error that names it: the file's own line even
+    after a byte-order mark (``utf-8-sig`` reports offsets of the bytes after it).
+
+    Examples
+    --------
+    >>> try:
+    ...     b"a: 1\\nb: \\xff\\n".decode("utf-8")
+    ... except UnicodeDecodeError as exc:
+    ...     decode_line(exc)
+    2
+    """
+    return bytes(exc.object[: exc.start]).count(b"\n") + 1
+
+
+def value_kind(value: Any) -> str:
+    """What a value read from a user's JSON or YAML file is, in the file's words (``null``, ``true``, ``a list``,
+    ``a mapping``), never Python's type names (``NoneType``, ``str``, ``dict``): an error saying what a line or a
+    file holds where an object (a mapping) was wanted.
+
+    Examples
+    --------
+    >>> [value_kind(v) for v in (None, True, 7, 0.5, "x", [1], {"k": 1})]
+    ['null', 'true', 'a number (7)', 'a number (0.5)', "a string ('x')", 'a list', 'a mapping']
+    """
+    if value is None or isinstance(value, bool):
+        return quote_value(value)
+    if isinstance(value, (int, float)):
+        return f"a number ({quote(value, 40)})"
+    if isinstance(value, str):
+        return f"a string ({quote(value, 40)})"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
 def cut_middle(text: str, limit: int = MESSAGE_LIMIT) -> str:
     """``text`` at most ``limit`` characters: a longer one is cut in the middle (``…``), so that its head (the
     file, the key) and its tail (what is allowed) are both kept.

@@ -14,7 +14,7 @@ from .._core.case import Case, case_content_and_copies, case_from_mapping, conte
 from .._core.lists import is_absent_marker
 from .._core.paths import MAX_DEPTH, exceeds_depth, format_path
 from .._core.records import RepeatedCases
-from ..errors import CaseFileError, parse_problem, quote
+from ..errors import CaseFileError, parse_problem, quote, value_kind
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
 __all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note",
@@ -131,7 +131,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
                 raise CaseFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one "
                                     "JSON object") from None
             if not isinstance(obj, dict):
-                raise CaseFileError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
+                raise CaseFileError(path, lineno, f"expected a JSON object, got {value_kind(obj)}")
             # fewer opening brackets than MAX_DEPTH (inside strings or not) cannot nest deeper
             if line.count("{") + line.count("[") > MAX_DEPTH and exceeds_depth(obj):
                 raise CaseFileError(path, lineno, f"nested deeper than {MAX_DEPTH} levels of objects and lists")

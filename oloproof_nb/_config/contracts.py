@@ -22,7 +22,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from .._core.receipts import EnvName, Hex64, Name, OutcomeContract
-from ..errors import ContractFileError, parse_problem, quote, validation_problem
+from ..errors import ContractFileError, decode_line, parse_problem, quote, validation_problem, value_kind
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
@@ -239,8 +239,9 @@ def _read_json_object(path: Path) -> dict[str, Any]:
         text = read_regular(path, MAX_CONTRACT_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
-    except UnicodeDecodeError:
-        raise ContractFileError(f"{path}: contract file is not UTF-8 text") from None
+    except UnicodeDecodeError as exc:  # where, as every other file's error says
+        raise ContractFileError(f"{path}: contract file is not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
+                                f"byte {exc.start})") from None
     try:
         data = json.loads(text, object_pairs_hook=keys_once)
     except KeyTwice as exc:
@@ -254,5 +255,5 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     except ValueError as exc:  # a number of more than 4300 digits
         raise ContractFileError(f"{path}: not valid JSON: {parse_problem(exc)}") from None
     if not isinstance(data, dict):
-        raise ContractFileError(f"{path}: a contract file must be a JSON object, got {type(data).__name__}")
+        raise ContractFileError(f"{path}: a contract file must be a JSON object, got {value_kind(data)}")
     return data

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ValidationError
 
-from ..errors import ConfigError, clip, parse_problem, quote, validation_problem
+from ..errors import ConfigError, clip, decode_line, parse_problem, quote, validation_problem, value_kind
 
 if TYPE_CHECKING:
     import yaml
@@ -441,8 +441,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
         text = read_regular(path, MAX_YAML_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         raise ConfigError(path, None, str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except UnicodeDecodeError as exc:  # its line too, as the case and label files say (after a BOM, if any)
+        raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
+                          f"byte {exc.start})") from None
     import yaml
 
     loader: yaml.SafeLoader | None = None
@@ -472,7 +473,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(path, None, f"must be a mapping of keys to values, got {type(data).__name__}")
+        raise ConfigError(path, None, f"must be a mapping of keys to values, got {value_kind(data)}")
     bad = lone_surrogate(data)
     if bad is not None:
         raise ConfigError(path, None, f"the string {quote(bad)} holds a lone surrogate escape, which is not "

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.labels import parse_judgement
-from ..errors import LabelFileError, parse_problem, quote
+from ..errors import LabelFileError, decode_line, parse_problem, quote
 from .cases import id_look
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
@@ -59,8 +59,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         message = str(exc)
         raise LabelFileError(path, None, "label file not found" if message == "file not found"
                              else f"cannot read the label file: {message}") from None
-    except UnicodeDecodeError as exc:
-        raise LabelFileError(path, None, f"not UTF-8 text ({exc.reason})") from None
+    except UnicodeDecodeError as exc:  # the line of the byte, as the case file names it (after a BOM, if any)
+        raise LabelFileError(path, decode_line(exc), f"not UTF-8 text ({exc.reason})") from None
     out: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], tuple[int, str]] = {}  # (case id, labeler as same_name reads it) -> (line, as written)
     # JSONL lines end at \n only, as in the case file: a CR before it is JSON whitespace, a lone CR or U+2028 text

@@ -11,7 +11,7 @@ from .._core.evaluator import EVALUATORS, Evaluator
 from .._core.paths import parse_pattern
 from .._core.slicespec import MAX_EDGES, parse_slice_spec
 from .._core.trajectory import ToolErrorRule
-from ..errors import ConfigError, SliceSpecError, quote
+from ..errors import ConfigError, SliceSpecError, quote, quote_value
 from .cases import LOOK_ALIKE_HELP, LookAlikes
 from .files import a_number, config_error
 from .validators import ValidatorName, ValidatorSpec, check_evaluator_validators, check_import_spec
@@ -155,9 +155,11 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
         key = f"evaluators[{i}]"
         if not isinstance(item, dict):
             raise ConfigError(file, key, f"must be a mapping with a 'type' (one of {allowed})")
-        kind = item.get("type")
-        if not isinstance(kind, str) or kind not in EVALUATORS:
-            raise ConfigError(file, f"{key}.type", f"unknown evaluator type {quote(kind)}; allowed: {allowed}")
+        if "type" not in item:  # not "unknown evaluator type None": the key is missing
+            raise ConfigError(file, f"{key}.type", f"is required; allowed: {allowed}")
+        kind = item["type"]
+        if not isinstance(kind, str) or kind not in EVALUATORS:  # null, not None: the file's word
+            raise ConfigError(file, f"{key}.type", f"unknown evaluator type {quote_value(kind)}; allowed: {allowed}")
         cls = EVALUATORS[kind]
         try:
             out.append(cls.model_validate(item))

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import quote, validation_problem
+from ..errors import quote, quote_value, validation_problem, value_kind
 from .canonical import canonical_json, digest
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
@@ -316,13 +316,13 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
         raise ValueError(f"'id' must be a non-empty string, got the number {obj['id']}: write it as text, "
                          f"\"{obj['id']}\" (str(task_id) where you convert the tasks)")
     if not isinstance(obj["id"], str) or not obj["id"]:
-        raise ValueError(f"'id' must be a non-empty string, got {quote(obj['id'])}")
+        raise ValueError(f"'id' must be a non-empty string, got {quote_value(obj['id'])}")
     cluster = obj.get("cluster")
     if cluster is not None and (not isinstance(cluster, (str, int)) or isinstance(cluster, bool)):
         raise ValueError(f"'cluster' must be a string or an integer, got {json.dumps(cluster)[:80]}")
     expected = obj.get("expected")
     if expected is not None and not isinstance(expected, dict):
-        raise ValueError(f"'expected' must be an object with keys answer and/or state, got {quote(expected)}")
+        raise ValueError(f"'expected' must be an object with keys answer and/or state, got {quote_value(expected)}")
     if expected is not None and set(expected) - {"answer", "state"}:
         bad = sorted(set(expected) - {"answer", "state"})[0]
         raise ValueError(f"unknown key {quote(bad)} under 'expected'; allowed: answer, state")
@@ -367,7 +367,7 @@ def _check_outcome(outcome: Any) -> None:
     allowed = ", ".join(OutcomeContract.model_fields)
     if not isinstance(outcome, dict):
         raise ValueError(f"'outcome' must be an object (an outcome contract with keys {allowed}), "
-                         f"got {type(outcome).__name__}")
+                         f"got {value_kind(outcome)}")
     if isinstance(outcome.get("validator"), dict):  # a contract file's {"command": [...]}, copied into a case
         raise ValueError("'outcome.validator' must be the name of a validator registered in oloproof.yaml "
                          "(validators: {report_schema: checks:report_schema}); a {\"command\": [...]} validator "

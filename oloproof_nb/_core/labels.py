@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal
 
-from ..errors import quote_value
+from ..errors import quote_value, value_kind
 from .binomial import wilson
 
 __all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
@@ -67,7 +67,7 @@ def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
     {'case_id': 'c1~t', 'valid': False, 'labeler': '', 'note': ''}
     """
     if not isinstance(obj, dict):
-        raise ValueError(f"expected a JSON object with keys {', '.join(JUDGEMENT_KEYS)}, got {type(obj).__name__}")
+        raise ValueError(f"expected a JSON object with keys {', '.join(JUDGEMENT_KEYS)}, got {value_kind(obj)}")
     unknown = [k for k in obj if k not in JUDGEMENT_KEYS]
     if unknown:
         raise ValueError(f"unknown key {unknown[0]!r}; allowed: {', '.join(JUDGEMENT_KEYS)}")
@@ -76,7 +76,7 @@ def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
             raise ValueError(f"missing required key {key!r}")
     case_id, valid = obj["case_id"], obj["valid"]
     if not isinstance(case_id, str) or not case_id:
-        raise ValueError(f"'case_id' must be a non-empty string, got {case_id!r}")
+        raise ValueError(f"'case_id' must be a non-empty string, got {quote_value(case_id)}")
     if not isinstance(valid, bool):
         raise ValueError(f"'valid' must be true or false, got {json.dumps(valid)}")
     for key in ("labeler", "note"):

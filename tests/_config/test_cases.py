@@ -133,7 +133,7 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         # a benchmark's task number, said how to write it
         ('{"id": 7, "input": {}}', "'id' must be a non-empty string, got the number 7: write it as text, \"7\" "
                                    "(str(task_id) where you convert the tasks)"),
-        ('{"id": true, "input": {}}', "'id' must be a non-empty string, got True"),  # no number
+        ('{"id": true, "input": {}}', "'id' must be a non-empty string, got true"),  # no number, and JSON's word
         ('{"id": "c2", "input": "text"}', "input"),
         ('{"id": "c2", "input": {}, "expected": "refunded"}', "expected"),
         ('{"id": "c2", "input": {}, "expected": {"answr": 1}}', "answr"),
@@ -355,8 +355,8 @@ def test_a_line_whose_every_bracket_is_on_its_deepest_path_is_refused_one_above_
 
 
 @pytest.mark.parametrize(("line", "words"), [
-    (b"[1, 2]", "expected a JSON object, got list"),  # what it is, not the first bytes of the line
-    (b"7", "expected a JSON object, got int"),
+    (b"[1, 2]", "expected a JSON object, got a list"),  # what it is, not the first bytes of the line
+    (b"7", "expected a JSON object, got a number (7)"),
     (b"nope", "not valid JSON (Expecting value)"),
     (b"\xff\xfe", "not UTF-8 text (invalid start byte)"),
 ])
