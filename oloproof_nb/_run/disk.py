@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..errors import RunDirError
 
-__all__ = ["open_fd", "open_in_place", "hard_links", "shared_refused", "make_folders", "link_refused",
-           "owner_reads_and_writes"]
+__all__ = ["open_fd", "above_standard", "open_in_place", "hard_links", "shared_refused", "make_folders",
+           "link_refused", "owner_reads_and_writes"]
 
 #: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
 _STANDARD_FDS = 3
@@ -40,7 +40,20 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     With ``os.O_CREAT`` a file made (found empty) is one its owner can read and write
     (:func:`owner_reads_and_writes`), whatever the umask is when it is made.
     """
-    fd = os.open(path, flags, mode)
+    fd = above_standard(os.open(path, flags, mode))
+    if flags & os.O_CREAT:
+        try:
+            if os.fstat(fd).st_size == 0:  # made now (or empty): a file that holds something keeps its mode
+                owner_reads_and_writes(fd)
+        except OSError:  # the file as the umask made it, as before
+            pass
+    return fd
+
+
+def above_standard(fd: int) -> int:
+    """``fd`` itself when it is above 2, else a copy of it above 2 (``fd`` closed): see :func:`open_fd`. The pipe
+    to an ``isolation: process`` worker is moved so too (:mod:`.isolation`). Raises :class:`OSError` when no
+    descriptor is left (``fd`` is closed then too)."""
     taken: list[int] = []
     try:
         while fd < _STANDARD_FDS:
@@ -49,12 +62,6 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     finally:
         for number in taken:
             os.close(number)
-    if flags & os.O_CREAT:
-        try:
-            if os.fstat(fd).st_size == 0:  # made now (or empty): a file that holds something keeps its mode
-                owner_reads_and_writes(fd)
-        except OSError:  # the file as the umask made it, as before
-            pass
     return fd
 
 

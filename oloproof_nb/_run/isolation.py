@@ -53,9 +53,10 @@ from .._config.suite_config import SUITE_FILE, SuiteConfig
 from .._core.canonical import utc_now
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
-from ..errors import OloproofError
+from ..errors import OloproofError, quote
 from .case import died_reason, execute_case, failed_case
 from .context import RunSettings, ShownArtifacts
+from .disk import above_standard
 from .in_flight import how_it_ended
 from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
@@ -117,11 +118,30 @@ def _orphan_guard(parent_pid: int) -> None:  # pragma: no cover - runs in the wo
     os._exit(1)
 
 
-def _worker_entry(fd: int) -> None:  # pragma: no cover - runs in the worker process
-    """``python -c`` entry of a worker: the pipe to the run's process is file descriptor ``fd``."""
+def _die_with_parent() -> None:  # pragma: no cover - runs in the worker process
+    """On Linux, have the kernel kill this worker (SIGKILL) when the run's process ends: the orphan guard is a
+    thread, which cannot run while the system holds the GIL (a worker killed from outside during a pathological
+    regular expression ran on for as long as the expression did, minutes to years, with nobody recording).
+
+    The kernel's "parent" is the thread that started the worker (``prctl(2)``, ``PR_SET_PDEATHSIG``): the thread
+    that calls :meth:`ProcessWorkers.start` and runs the whole run, so it ends only after the workers are stopped."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # no prctl: the orphan guard alone
+
+
+def _worker_entry(fd: int, parent_pid: int) -> None:  # pragma: no cover - runs in the worker process
+    """``python -c`` entry of a worker: the pipe to the run's process (``parent_pid``) is file descriptor ``fd``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C is for the run's process
+    _die_with_parent()
+    # parent_pid from the run's process, not os.getppid() here: one killed while this interpreter started is seen
+    threading.Thread(target=_orphan_guard, args=(parent_pid,), daemon=True, name="oloproof-orphan").start()
     shield_standard_streams()  # a reader of the stderr it inherits that left fails no print of the system
-    threading.Thread(target=_orphan_guard, args=(os.getppid(),), daemon=True, name="oloproof-orphan").start()
     conn = multiprocessing.connection.Connection(fd)
     try:
         _worker_main(conn, conn.recv())
@@ -207,6 +227,37 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
             conn.send(("ready", *identity, epoch_given(system), replay_print))
 
 
+def _pipe() -> tuple[multiprocessing.connection.Connection, multiprocessing.connection.Connection]:
+    """A pipe to a worker, both ends on descriptors above 2.
+
+    A process whose descriptors 0–2 are closed (started with ``>&- 2>&-``, a daemon, a system run on threads
+    that closed them) gave those numbers to the pipe: the worker's end became its standard error (or output), so
+    whatever the system printed there was read as a message, and the run waited for good on a message that never
+    ended; the run's end took what its own ``print`` writes. Raises :class:`OSError` (no descriptor left)."""
+    ends = list(multiprocessing.Pipe())
+    try:
+        for i, end in enumerate(ends):
+            if end.fileno() <= 2:
+                moved = multiprocessing.connection.Connection(above_standard(os.dup(end.fileno())))
+                end.close()
+                ends[i] = moved
+    except OSError:
+        for end in ends:
+            if not end.closed:
+                end.close()
+        raise
+    return ends[0], ends[1]
+
+
+def _worker_failed(text: str, case: Case | None) -> RuntimeError:
+    """oloproof's own error in a worker (``text``: its traceback there), to stop the run with: its first line names
+    the case the worker ran (or the system's build) and what was raised, as a thread run's error says it (it said
+    ``a worker process failed:`` and nothing more, all of it in the traceback below)."""
+    lines = text.strip().splitlines()
+    where = "building the system" if case is None else f"running case {quote(case.id)} (epoch {case.epoch})"
+    return RuntimeError(f"a worker process failed {where}: {lines[-1] if lines else 'no traceback'}\n{text}")
+
+
 class ProcessWorkers:
     """A pool of worker processes for one run (see the module docstring)."""
 
@@ -236,12 +287,12 @@ class ProcessWorkers:
         """Start a worker process. The machine's limits (open files, processes, memory) refusing one are no bug
         of oloproof_nb and no failure of the system: :class:`OloproofError`, one line saying which limit."""
         try:
-            parent, child = multiprocessing.Pipe()
+            parent, child = _pipe()
         except OSError as exc:
             raise self._cannot_start(exc) from None
         package_dir = str(Path(__file__).resolve().parents[2])  # the folder holding oloproof_nb/
-        code = (f"import sys; sys.path.insert(0, {package_dir!r}); "
-                f"from oloproof_nb._run.isolation import _worker_entry; _worker_entry({child.fileno()})")
+        code = (f"import sys; sys.path.insert(0, {package_dir!r}); from oloproof_nb._run.isolation import "
+                f"_worker_entry; _worker_entry({child.fileno()}, {os.getpid()})")
         try:
             proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(child.fileno(),),
                                     stdin=subprocess.DEVNULL)
@@ -434,7 +485,7 @@ class ProcessWorkers:
         if kind == "refused":  # the suite's files changed since it was loaded: no system to blame, no retry
             raise OloproofError(f"{self._suite_file.parent}: {message[1]}")
         if kind == "internal":
-            raise RuntimeError(f"a worker process failed:\n{message[1]}")
+            raise _worker_failed(str(message[1]), None)
         return f"the worker process ended while it was starting ({self._how(worker.proc)})"
 
     def run(self, pending: Iterable[tuple[int, Case]], workers: int | None = None) -> Iterator[CaseRecord]:
@@ -520,7 +571,7 @@ class ProcessWorkers:
                 self._replace(worker)
             return
         if kind == "internal":
-            raise RuntimeError(f"a worker process failed:\n{message[1]}")
+            raise _worker_failed(str(message[1]), case)
         # the worker died during the case (os._exit, a segfault, killed from outside)
         self._retire(worker)
         yield self._failed(worker, "error", died_reason("worker process", self._how(worker.proc)))
