@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .._core.canonical import iso, utc_now
 from ..errors import RunDirError, RunLockedError
-from .disk import link_refused, open_fd
+from .disk import hard_links, link_refused, open_fd
 
 if sys.platform != "win32":
     import fcntl
@@ -104,8 +104,12 @@ class RunLock:
         return None
 
     def note_holder(self) -> None:
-        """Write who holds the lock into the lock file (after the folder was accepted: a refusal changes nothing)."""
-        if self._fd is None:
+        """Write who holds the lock into the lock file (after the folder was accepted: a refusal changes nothing).
+
+        Not into a lock file another folder shares (:func:`~.disk.hard_links` above 1: a run folder copied with
+        ``cp -al``): written in place, the note replaced that folder's too (a resume of a finished run's copy, which
+        writes nothing else there). The lock holds without it, as when the note cannot be written."""
+        if self._fd is None or hard_links(self._fd) > 1:
             return
         info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())}).encode("utf-8")
         try:  # written over the old note, then cut to length: a reader never sees an empty file in between

@@ -160,12 +160,28 @@ def _text(value: Any, loc: tuple[str | int, ...]) -> str:
     return text
 
 
+def _steps_of(steps: Any) -> list[ToolCall | Message]:
+    """The steps of a trajectory pydantic did not validate, one of which is no :class:`ToolCall` or
+    :class:`Message` (a dict, as ``Trajectory(steps=[{...}])`` takes it, kept as it is by ``model_construct``),
+    validated as the steps of a trajectory given as a dict are (:func:`to_trajectory`); :class:`_Invalid` in the
+    words that gets. Read as a message, a dict step raised ``AttributeError``, which the case's error gave as the
+    agent's own."""
+    given = [dict(step) if isinstance(step, (ToolCall, Message)) else step for step in steps]
+    try:
+        return list(Trajectory.model_validate({"steps": given}).steps)
+    except ValidationError as exc:
+        raise _Invalid(_trajectory_problem(exc)) from None
+
+
 def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:
     """The trajectory as JSON, every value through :func:`to_json` (same keys and order as ``model_dump``); a tool's
     name, a message's role and name are text (:func:`_text`) and the status one of :data:`_STATUSES`, whether or not
     pydantic validated the trajectory."""
     steps: list[dict[str, Any]] = []
-    for i, step in enumerate(trajectory.steps):
+    given = list(trajectory.steps)  # read once: steps given as an iterator (model_construct takes one)
+    if not all(isinstance(step, (ToolCall, Message)) for step in given):
+        given = _steps_of(given)
+    for i, step in enumerate(given):
         if isinstance(step, ToolCall):
             steps.append({"kind": "tool_call", "tool": _text(step.tool, ("steps", i, "tool")),
                           "args": to_json(step.args, what=f"step {i}'s arguments"),
@@ -175,10 +191,11 @@ def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:
                           "content": to_json(step.content, what=f"step {i}'s content"),
                           "name": None if step.name is None else _text(step.name, ("steps", i, "name")),
                           "args": None if step.args is None else to_json(step.args, what=f"step {i}'s arguments")})
-    status = trajectory.status
-    if type(status) is not str or status not in _STATUSES:
+    # a str enum member or a str subclass equal to one is stored as that plain text, as pydantic reads it in a dict
+    status = next((s for s in _STATUSES if isinstance(trajectory.status, str) and trajectory.status == s), None)
+    if status is None:
         allowed = ", ".join(repr(s) for s in _STATUSES[:-1]) + f" or {_STATUSES[-1]!r}"
-        raise _Invalid(f"status: Input should be {allowed} (got {quote(status)})")
+        raise _Invalid(f"status: Input should be {allowed} (got {quote(trajectory.status)})")
     return {"steps": steps, "answer": to_json(trajectory.answer, what="the answer"), "status": status,
             "input": None if trajectory.input is None else to_json(trajectory.input, what="the input")}
 
