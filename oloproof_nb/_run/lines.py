@@ -48,15 +48,19 @@ def journal_sha256(path: Path, digest: hashlib._Hash | None = None) -> hashlib._
     if handle is None:
         return digest
     with handle:
-        pending = b""  # the bytes after the last newline read so far
+        # the bytes after the last newline read so far, in the pieces read: a line of many chunks (a case record
+        # holding a 100 MiB answer) is not copied again with each chunk (``pending += chunk`` copied it whole each
+        # time: quadratic in the line's length)
+        pending: list[bytes] = []
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             cut = chunk.rfind(b"\n") + 1
             if cut:
-                digest.update(pending)
+                for piece in pending:
+                    digest.update(piece)
                 digest.update(chunk[:cut])
-                pending = chunk[cut:]
+                pending = [chunk[cut:]]
             else:
-                pending += chunk
+                pending.append(chunk)
     return digest
 
 
