@@ -432,7 +432,7 @@ def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
         assert op.gate(run).table.set_index("criterion").loc["answer_matches", "n"] == 9
     label_file.write_bytes(label_file.read_text(encoding="utf-8").encode("utf-16"))  # an editor's "Unicode"
     with pytest.warns(UserWarning, match=r"t\.jsonl differs from the validity labels run .* was made with \(it "
-                                         r"cannot be read now: not UTF-8 text"):
+                                         r"cannot be read now: line 1: not UTF-8 text"):
         op.gate(run)  # was skipped as if gone: the next run stops on it
     label_file.unlink()  # a moved suite folder, a run copied elsewhere: nothing to compare with
     with warnings.catch_warnings():

@@ -28,7 +28,7 @@ from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb._core.case import case_digest, case_from_mapping
 from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb.errors import CaseFileError, ConfigError
-from oloproof_nb.evaluators import CaseContext, Evaluation, Evaluator, OutcomeContractEvaluator, register
+from oloproof_nb.evaluators import EVALUATORS, CaseContext, Evaluation, Evaluator, OutcomeContractEvaluator, register
 from oloproof_nb.examples import init_example
 
 # sha256sum of the "good" artifact's bytes, computed outside the toolkit:
@@ -572,7 +572,6 @@ def test_run_started_at_precedes_a_fresh_write(outcome_suite: Callable[..., Path
     assert r["modified_at"] >= r["run_started_at"]
 
 
-@register
 class _ResetsSandbox(Evaluator):
     """A system-scope evaluator that resets the sandbox (as a replay does), for the ordering test."""
 
@@ -588,7 +587,11 @@ def test_outcome_is_observed_before_an_evaluator_that_resets_the_sandbox(
         outcome_suite: Callable[..., Path]) -> None:
     evaluators = [{"type": "test_resets_sandbox"}, {"type": "outcome_contract"}]
     root = outcome_suite([case("c", {"artifact_id": "good"}, write=["good"])], evaluators=evaluators)
-    assert statuses(op.run(op.load_suite(root), progress=False)) == {"c": "verified"}
+    register(_ResetsSandbox)  # for this test only: registered for the whole session, every other test's list of
+    try:                      # allowed evaluator types named it
+        assert statuses(op.run(op.load_suite(root), progress=False)) == {"c": "verified"}
+    finally:
+        EVALUATORS.pop("test_resets_sandbox", None)
 
 
 def test_an_artifact_with_a_modification_time_beyond_year_9999_leaves_the_run_going(
