@@ -21,6 +21,7 @@ from .._core.pairs import PairViews, Shared, pack_view
 from .._core.paths import ABSENT, leaf_diff
 from .._core.records import ENDED, CaseRecord, PairRow, ReceiptRow, RunVerdictRow
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, ToolErrorRule
+from ..errors import value_kind
 from ..evaluators.state import pinned_paths
 from .columnar import json_text
 from .columns import CASES, CHANGES, COMPARISONS, PAIRS, RECEIPTS, REPLAYS, SNAPSHOTS, STEPS, TEXT, VERDICTS, FrameSpec
@@ -100,8 +101,8 @@ def _cluster(rec: CaseRecord) -> str:
     its verdict rows in no cluster, which the gate cannot count."""
     cluster = rec["case"]["cluster"]
     if not isinstance(cluster, str):
-        what = "null" if cluster is None else f"a JSON {type(cluster).__name__}"
-        raise TypeError(f"its case's cluster is {what}, not text")
+        # the file's words (a number (7.5), a list), not Python's: it said "a JSON float", "a JSON dict"
+        raise TypeError(f"its case's cluster is {value_kind(cluster)}, not text")
     return cluster
 
 

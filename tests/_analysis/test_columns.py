@@ -60,7 +60,7 @@ def test_timestamps_with_and_without_microseconds_read_in_one_column() -> None:
                                             pd.Timestamp("2026-07-25T14:00:00.123456", tz="UTC")]
 
 
-@pytest.mark.parametrize(("cluster", "words"), [(None, "null"), (7, "a JSON int")])
+@pytest.mark.parametrize(("cluster", "words"), [(None, "null"), (7, r"a number \(7\)")])
 def test_a_record_whose_cluster_is_not_text_is_refused(cluster: object, words: str) -> None:
     """oloproof writes every cluster as text: a record without one would put its verdicts in no cluster."""
     with pytest.raises(TypeError, match=f"its case's cluster is {words}, not text"):
