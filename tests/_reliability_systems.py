@@ -59,6 +59,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -401,6 +403,25 @@ def read_log(path: Path) -> list[list[Any]]:
 def runs_of(events: list[list[Any]]) -> list[str]:
     """Case ids in the order their ``run`` started."""
     return [cid for event, cid, _, _ in events if event == "run"]
+
+
+def interrupt_once_running(log: Path, settle_s: float) -> threading.Thread:
+    """A started thread that sends the main thread a SIGINT (a terminal's or a notebook's Ctrl-C, or one reaching a
+    worker process: a real signal, which breaks its wait for the call at once) ``settle_s`` after the system logged
+    its first ``run`` (the call hangs), so the main thread is waiting for the call by then."""
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def watch() -> None:
+        deadline = time.monotonic() + 30
+        while not runs_of(read_log(log)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(settle_s)
+        signal.pthread_kill(main, signal.SIGINT)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    return watcher
 
 
 def cli_env(**extra: str) -> dict[str, str]:

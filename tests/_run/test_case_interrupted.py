@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from _reliability_systems import make_case, read_log, runs_of, write_suite
+from _reliability_systems import interrupt_once_running, make_case, read_log, runs_of, write_suite
 
 import oloproof_nb as op
 from oloproof_nb._run.systems import BUSY_INSTANCE
@@ -31,24 +30,6 @@ def make():
 '''
 
 
-def _interrupt_once_running(log: Path) -> threading.Thread:
-    """A thread that sends the main thread a SIGINT (a terminal's or a notebook's Ctrl-C: a real signal, which breaks
-    its wait for the call at once) once the system logged its first ``run`` (the call hangs)."""
-    main = threading.main_thread().ident
-    assert main is not None
-
-    def watch() -> None:
-        deadline = time.monotonic() + 30
-        while not runs_of(read_log(log)) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.5)  # the main thread waits for the call by then (a Ctrl-C a moment after it started)
-        signal.pthread_kill(main, signal.SIGINT)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    return watcher
-
-
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="a signal is the main thread's")
 def test_a_resume_after_ctrl_c_waits_for_the_interrupted_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     release, log = tmp_path / "release", tmp_path / "log"
@@ -60,7 +41,7 @@ def test_a_resume_after_ctrl_c_waits_for_the_interrupted_call(tmp_path: Path, mo
     op.load_suite(root)  # the system imported before the run: the Ctrl-C lands in the case's call, not the import
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, whatever a runner set
     try:
-        watcher = _interrupt_once_running(log)
+        watcher = interrupt_once_running(log, 0.5)
         with pytest.raises(KeyboardInterrupt):
             op.run(root, out=tmp_path / "run", progress=False, cache=False)
         watcher.join(10)

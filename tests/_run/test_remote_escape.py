@@ -14,13 +14,12 @@ from __future__ import annotations
 import gc
 import signal
 import threading
-import time
 import weakref
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _reliability_systems import make_case, read_log, runs_of, write_suite
+from _reliability_systems import interrupt_once_running, make_case, read_log, runs_of, write_suite
 
 import oloproof_nb as op
 from oloproof_nb._run import case as case_module
@@ -49,24 +48,6 @@ def _batch_args(root: Path) -> tuple[op.Suite, tuple[Any, ...], list[Any]]:
     return suite, ("run-1", version, fingerprint, False), list(enumerate(suite.iter_cases()))
 
 
-def _interrupt_once_running(log: Path) -> threading.Thread:
-    """A thread that sends the main thread a SIGINT (a Ctrl-C reaching a worker process) once the system logged
-    its first ``run`` (the call hangs)."""
-    main = threading.main_thread().ident
-    assert main is not None
-
-    def watch() -> None:
-        deadline = time.monotonic() + 30
-        while not runs_of(read_log(log)) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.2)  # the main thread waits for the call by then
-        signal.pthread_kill(main, signal.SIGINT)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    return watcher
-
-
 def _interrupted_then_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system: str,
                            next_batch: Any) -> list[list[Any]]:
     """Batch ``[c0]`` interrupted (Ctrl-C) while c0's call hangs, then ``next_batch(run_batch, cases)`` while that
@@ -81,7 +62,7 @@ def _interrupted_then_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, syst
     suite, rest, cases = _batch_args(root)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, whatever a runner set
     try:
-        watcher = _interrupt_once_running(log)
+        watcher = interrupt_once_running(log, 0.2)
         with pytest.raises(KeyboardInterrupt):
             _remote_batch(str(root), dict(suite.digests), cases[:1], *rest)
         watcher.join(10)
