@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import RunDirError
 
-__all__ = ["open_fd", "above_standard", "open_in_place", "hard_links", "shared_refused", "make_folders",
+__all__ = ["open_fd", "above_standard", "open_in_place", "hard_links", "refuse_shared", "make_folders",
            "link_refused", "owner_reads_and_writes"]
 
 #: The descriptors of standard input, output and error: never one of a run folder's files (see :func:`open_fd`).
@@ -145,23 +145,27 @@ def hard_links(file: int | Path) -> int:
     return st.st_nlink if stat.S_ISREG(st.st_mode) else 0
 
 
-def shared_refused(path: Path, links: int) -> str:
-    """The error for a run folder's file that has other names (``links`` of them: a folder copied with ``cp -al``,
-    or by a backup tool that hard-links): appended to or cut in place, it would change the other folder's file
-    too, which is the same file."""
-    return (f"{path}: has {links} hard links, so another folder shares it (a run folder copied with cp -al, or by "
-            "a backup tool that hard-links); written here in place, it would change that folder's run too: make an "
-            "independent copy of the run folder with cp -r (without -l) and resume that copy")
+def refuse_shared(path: Path, fd: int | None = None) -> None:
+    """Raise :class:`~oloproof_nb.errors.RunDirError` when run folder file ``path`` (or its open descriptor ``fd``)
+    has other names (:func:`hard_links` above 1: a folder copied with ``cp -al``, or by a backup tool that
+    hard-links): appended to or cut in place, it would change the other folder's file too, which is the same file."""
+    links = hard_links(path if fd is None else fd)
+    if links > 1:
+        raise RunDirError(f"{path}: has {links} hard links, so another folder shares it (a run folder copied with "
+                          "cp -al, or by a backup tool that hard-links); written here in place, it would change that "
+                          "folder's run too: make an independent copy of the run folder with cp -r (without -l) and "
+                          "resume that copy")
 
 
 def open_in_place(path: Path, flags: int) -> int:
-    """:func:`open_fd` of a run folder's file oloproof appends to (or cuts) in place; one that has other names
-    (:func:`hard_links` above 1) is closed again and refused with :class:`~oloproof_nb.errors.RunDirError`
-    (:func:`shared_refused`): written through one name, the change shows through every other. A file replaced
-    (``os.replace``) is never written in place: a new file takes the name, and the other names keep the old one."""
+    """:func:`open_fd` of a run folder's file oloproof appends to (or cuts) in place; one that has other names is
+    closed again and refused (:func:`refuse_shared`): written through one name, the change shows through every
+    other. A file replaced (``os.replace``) is never written in place: a new file takes the name, and the other
+    names keep the old one."""
     fd = open_fd(path, flags)
-    links = hard_links(fd)
-    if links > 1:
+    try:
+        refuse_shared(path, fd)
+    except RunDirError:
         os.close(fd)
-        raise RunDirError(shared_refused(path, links))
+        raise
     return fd

@@ -88,7 +88,7 @@ from ..errors import (
     storable,
     validation_problem,
 )
-from .disk import hard_links, link_refused, make_folders, open_fd, open_in_place, shared_refused
+from .disk import hard_links, link_refused, make_folders, open_fd, open_in_place, refuse_shared
 from .lines import UNREADABLE_HINT, complete_end, complete_lines, journal_sha256, open_journal
 from .lock import LOCK, RunLock
 from .states import STATES, read_state_refs, split_case_states, split_replay_states, state_refs_of
@@ -245,16 +245,14 @@ def truncate_torn_tail(path: Path) -> None:
     """Cut a last line that has no newline (a write the process did not finish); :func:`complete_end` finds it.
 
     The cut is made in place: a file with other names (a folder copied with ``cp -al``) is refused with
-    :class:`~oloproof_nb.errors.RunDirError` (:func:`~.disk.shared_refused`) before it is cut.
+    :class:`~oloproof_nb.errors.RunDirError` (:func:`~.disk.refuse_shared`) before it is cut.
     """
     if not path.exists():
         return
     size = path.stat().st_size
     end = complete_end(path, size)
     if end != size:
-        links = hard_links(path)
-        if links > 1:
-            raise RunDirError(shared_refused(path, links))
+        refuse_shared(path)
         os.truncate(path, end)
 
 
@@ -462,12 +460,11 @@ class RunStore:
                     handle.close()
                 if (directory / name).is_symlink():  # appended to, cut or replaced: never through a link
                     raise RunDirError(link_refused(directory / name))
-                links = hard_links(directory / name)
                 # nor one another folder shares (cp -al): appended to, it changes that run too. A finished run is
                 # resumed to find nothing to do, and writes nothing; an append or a cut it would make is refused
                 # then (open_in_place, truncate_torn_tail)
-                if links > 1 and manifest.finished_at is None:
-                    raise RunDirError(shared_refused(directory / name, links))
+                if manifest.finished_at is None:
+                    refuse_shared(directory / name)
             lock.note_holder()  # after the refusals: the lock file may be shared too, and a refusal changes nothing
             try:
                 for name in (CASES, REPLAYS, STATES):
