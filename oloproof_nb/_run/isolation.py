@@ -11,8 +11,9 @@ isolation none of that can hang the run:
   suite's ``system``, builds one instance, and runs the cases it is sent (one
   at a time) with the same per-call timeout as a thread run;
 - the worker tells this process when each call into the system starts and
-  ends; a call still running ``case_timeout_s`` + 1 s after it started gets the
-  worker killed (SIGKILL) and replaced, and its case recorded ``timeout`` (all
+  ends (the outermost: a timed call the user's code makes itself, ``op.observe_file`` in a check, is part of the
+  call it is in; :func:`~.timeouts.set_call_watch`); a call still running ``case_timeout_s`` + 1 s after it
+  started gets the worker killed (SIGKILL) and replaced, and its case recorded ``timeout`` (all
   its verdicts ``missing``);
 - a worker that dies during a case (``os._exit``, a segfault) leaves that case
   ``error`` and is replaced; a worker whose call timed out in-process (its
@@ -63,7 +64,7 @@ from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .streams import shield_standard_streams
 from .systems import KnownCode, as_factory, build, identity_of, other_identity, release, replay_fingerprint
-from .timeouts import set_call_watch
+from .timeouts import set_call_watch, watched
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
 
@@ -165,12 +166,9 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
     config = spec.config
     timeout_s = config.case_timeout_s
     try:
-        watch(True)  # importing the system's module counts as a call: it may hang too
-        try:
+        with watched():  # importing the system's module counts as a call: it may hang too
             target = import_system(root, config.system, root / SUITE_FILE)
             code = load_user_code(root, config, root / SUITE_FILE)
-        finally:
-            watch(False)
         changed = changed_digests(spec.code, code.digests)
         if changed:  # not the system's fault: the run's process says so without blaming the system
             conn.send(("refused", f"{', '.join(changed)} changed since the suite was loaded; load the suite again"))

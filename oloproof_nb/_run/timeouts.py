@@ -18,7 +18,9 @@ Every call into the user's code (constructor, ``reset``, ``run``, ``replay``,
 
 In a worker process of ``isolation: process``, :func:`set_call_watch` tells the
 parent when a call starts and ends, so the parent can kill a worker whose call
-overran.
+overran. Only the outermost call is told of (:func:`watched`): a call made from
+inside one (a suite's check that calls ``op.observe_file``, a system whose ``run``
+does) is part of it, and its end never stops the clock of the call it is in.
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ from __future__ import annotations
 import queue
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from ..errors import describe_exception, storable
 
-__all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "set_call_watch", "HELPER_IDLE_S",
-           "TRACEBACK_LIMIT", "abandoned_calls"]
+__all__ = ["CaseTimeout", "SystemRaised", "call_with_timeout", "system_traceback", "set_call_watch", "watched",
+           "HELPER_IDLE_S", "TRACEBACK_LIMIT", "abandoned_calls"]
 
 T = TypeVar("T")
 
@@ -100,12 +103,62 @@ def system_traceback(exc: BaseException) -> str | None:
 
 
 _WATCH: Callable[[bool], None] | None = None
+#: The thread that set the watch (a worker process's main thread, which makes every call of its cases): a call
+#: from another thread is made inside one of them (on its helper thread) or belongs to no case (a thread of the
+#: system's, an abandoned check's) and is never told.
+_WATCH_THREAD: int | None = None
+#: The watched thread's calls running, one inside another (a module that calls a timed routine as it is imported).
+_WATCH_DEPTH = 0
 
 
 def set_call_watch(watch: Callable[[bool], None] | None) -> None:
-    """Call ``watch(True)`` before and ``watch(False)`` after every call into the system (process workers)."""
-    global _WATCH
-    _WATCH = watch
+    """Call ``watch(True)`` when a call into the user's code starts and ``watch(False)`` when it ends (process
+    workers), for the outermost calls of the thread that calls this.
+
+    A call made while one runs — on its helper thread (a suite's check that calls ``op.observe_file`` or
+    ``op.verify_contract_file``, a system's ``run`` that does), by another thread, or inside one :func:`watched`
+    wraps — is part of the call it is in: its end said ``watch(False)`` while that call still ran, which left a
+    call holding the GIL after it untimed (a process-isolated run hung for as long as it ran).
+    """
+    global _WATCH, _WATCH_THREAD, _WATCH_DEPTH
+    _WATCH, _WATCH_THREAD, _WATCH_DEPTH = watch, (None if watch is None else threading.get_ident()), 0
+
+
+def _watch_start() -> Callable[[bool], None] | None:
+    """Count a call of the watched thread starting, telling the watch when it is the outermost: the watch to tell
+    its end (:func:`_watch_end`), None when the call is not the watched thread's."""
+    global _WATCH_DEPTH
+    watch = _WATCH
+    if watch is None or threading.get_ident() != _WATCH_THREAD:
+        return None
+    _WATCH_DEPTH += 1
+    if _WATCH_DEPTH == 1:
+        try:
+            watch(True)
+        except BaseException:  # not told: its end is not either
+            _WATCH_DEPTH -= 1
+            raise
+    return watch
+
+
+def _watch_end(watch: Callable[[bool], None]) -> None:
+    """Count a call :func:`_watch_start` counted ending, telling ``watch`` when it was the outermost."""
+    global _WATCH_DEPTH
+    _WATCH_DEPTH -= 1
+    if _WATCH_DEPTH == 0:
+        watch(False)
+
+
+@contextmanager
+def watched() -> Iterator[None]:
+    """Tell the watch (:func:`set_call_watch`) of user code this thread runs itself (a worker imports the system's
+    module: it may hang too), as of a call; a timed call inside it is part of it, however it ends."""
+    watch = _watch_start()
+    try:
+        yield
+    finally:
+        if watch is not None:
+            _watch_end(watch)
 
 
 class _Helper:
@@ -202,9 +255,7 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None, *, on_system
     done = threading.Lock()
     done.acquire()
     helper: _Helper | None = getattr(_LOCAL, "helper", None)
-    watch = _WATCH
-    if watch is not None:
-        watch(True)
+    watch = _watch_start()
     try:
         if helper is None or not helper.submit(fn, box, done):
             helper = _LOCAL.helper = _Helper()
@@ -216,7 +267,7 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None, *, on_system
             raise
     finally:
         if watch is not None:
-            watch(False)
+            _watch_end(watch)
     if not finished:
         _abandon(helper, on_system)
         raise CaseTimeout(limit if limit is not None else 0.0)
