@@ -189,6 +189,23 @@ def decode_line(exc: UnicodeDecodeError) -> int:
     return bytes(exc.object[: exc.start]).count(b"\n") + 1
 
 
+def decode_byte(exc: UnicodeDecodeError, raw: bytes) -> int:
+    """The offset (from 0) in ``raw``, the bytes of the file decoded, of its first byte that is not UTF-8:
+    ``utf-8-sig`` reports the offset in the bytes after a byte-order mark, three less than in the file (an error
+    said ``byte 16`` of a byte at 19, as ``xxd`` shows it).
+
+    Examples
+    --------
+    >>> raw = b"\\xef\\xbb\\xbfa: \\xff"
+    >>> try:
+    ...     raw.decode("utf-8-sig")
+    ... except UnicodeDecodeError as exc:
+    ...     exc.start, decode_byte(exc, raw)
+    (3, 6)
+    """
+    return exc.start + len(raw) - len(exc.object)
+
+
 def value_kind(value: Any) -> str:
     """What a value read from a user's JSON or YAML file is, in the file's words (``null``, ``true``, ``a list``,
     ``a mapping``), never Python's type names (``NoneType``, ``str``, ``dict``): an error saying what a line or a

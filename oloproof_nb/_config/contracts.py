@@ -22,7 +22,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from .._core.receipts import EnvName, Hex64, Name, OutcomeContract
-from ..errors import ContractFileError, decode_line, parse_problem, quote, validation_problem, value_kind
+from ..errors import ContractFileError, decode_byte, decode_line, parse_problem, quote, validation_problem, value_kind
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
@@ -235,13 +235,15 @@ def _fail(path: Path, message: str) -> NoReturn:
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
+    raw = b""
     try:
-        text = read_regular(path, MAX_CONTRACT_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
+        raw = read_regular(path, MAX_CONTRACT_BYTES)
+        text = raw.decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
-    except UnicodeDecodeError as exc:  # where, as every other file's error says
+    except UnicodeDecodeError as exc:  # where, as every other file's error says (the file's byte, after a BOM too)
         raise ContractFileError(f"{path}: contract file is not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
-                                f"byte {exc.start})") from None
+                                f"byte {decode_byte(exc, raw)})") from None
     try:
         data = json.loads(text, object_pairs_hook=keys_once)
     except KeyTwice as exc:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ValidationError
 
-from ..errors import ConfigError, clip, decode_line, parse_problem, quote, validation_problem, value_kind
+from ..errors import ConfigError, clip, decode_byte, decode_line, parse_problem, quote, validation_problem, value_kind
 
 if TYPE_CHECKING:
     import yaml
@@ -437,13 +437,15 @@ def read_yaml(path: Path) -> dict[str, Any]:
     with no key written twice in one mapping, no recursive alias and at most
     :data:`MAX_YAML_VALUES` values once its aliases are expanded.
     """
+    raw = b""
     try:
-        text = read_regular(path, MAX_YAML_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
+        raw = read_regular(path, MAX_YAML_BYTES)
+        text = raw.decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         raise ConfigError(path, None, str(exc)) from None
     except UnicodeDecodeError as exc:  # its line too, as the case and label files say (after a BOM, if any)
         raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
-                          f"byte {exc.start})") from None
+                          f"byte {decode_byte(exc, raw)})") from None
     import yaml
 
     loader: yaml.SafeLoader | None = None

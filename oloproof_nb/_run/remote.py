@@ -131,15 +131,17 @@ def _shown_on_this_worker(suite_root: str) -> ShownArtifacts:
 
 
 class _BatchStopped(OloproofError):
-    """A batch stopped before its next case: no system instance could be built for it (:func:`_remote_batch`);
-    ``records`` and ``replays`` are those of the cases it ran before (recorded, as a serial run records them before
-    its rebuild fails: lost with the batch, a resume ran them again)."""
+    """A batch stopped before its next case: no system instance could be built for it, or a case raised ``error``,
+    an error of the user's (:class:`OloproofError`) that stops the run (:func:`_remote_batch`); ``records`` and
+    ``replays`` are those of the cases it ran before (recorded, as a serial run records them before its rebuild
+    fails or the error stops it: lost with the batch, a resume ran them again)."""
 
     def __init__(self, message: str, records: list[CaseRecord] | None = None,
-                 replays: list[ReplayRecord] | None = None) -> None:
-        super().__init__(message)  # sent back from a worker process by pickle: the lists go with its __dict__
+                 replays: list[ReplayRecord] | None = None, error: OloproofError | None = None) -> None:
+        super().__init__(message)  # sent back from a worker process by pickle: the rest goes with its __dict__
         self.records = records or []
         self.replays = replays or []
+        self.error = error
 
 
 def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[int, Case]], run_id: str,
@@ -216,7 +218,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                 old, system = [system], None
                 release(old, timeout_s)
             records.append(outcome.record)
-    except BaseException:
+    except BaseException as exc:
         # the batch escaped (the worker's Ctrl-C, a SystemExit raised in it, oloproof's own error): its instance is
         # left mid-case, and a call interrupted on it may still run (execute_case noted it, systems.note_abandoned).
         # Released as a stale one is, never pooled: pooled, the worker's next batch took it unchecked and ran its
@@ -226,6 +228,10 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
             old, system = [system], None
             with contextlib.suppress(OloproofError):
                 release(old, timeout_s)
+        if isinstance(exc, OloproofError) and not isinstance(exc, _BatchStopped) and records:
+            # the user's error stops the run, as serially once the records of the cases before it are kept: raised
+            # alone, the batch's records were lost with it and a resume ran those cases again
+            raise _BatchStopped(str(exc), records, replays, exc) from None
         raise
     if system is not None:  # None: released after the batch's last case, none built to replace it
         pool.put((system, wanted))  # checked against the run's identity, a replacement too
@@ -237,8 +243,9 @@ def run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[in
     """Batches of ``chunk_size`` cases as tasks of ``executor`` (:func:`_remote_batch`; a batch never holds both a
     case that observes an artifact and one that promises none, :func:`_batched`), a bounded number in flight
     (:func:`~.bounded.bounded`); yields each batch's records once its replays are appended. A batch the executor lost or
-    refused stops the run (:func:`_executor_failed`); one that could build no instance for its next case
-    (:class:`_BatchStopped`) stops it once the records of the cases it ran are yielded."""
+    refused stops the run (:func:`_executor_failed`); one that could build no instance for its next case, or whose
+    case raised the user's error (:class:`_BatchStopped`), stops it once the records of the cases it ran are
+    yielded."""
     root = str(suite.root)
 
     shown = settings.shown  # noted from every batch's receipts, handed to the batch with the next case of each artifact
@@ -279,7 +286,7 @@ def run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[in
                 yield from kept(records, replays)
         except _BatchStopped as stopped:  # the cases its batch ran are recorded, then the run stops
             yield from kept(stopped.records, stopped.replays)
-            raise OloproofError(str(stopped)) from None
+            raise (OloproofError(str(stopped)) if stopped.error is None else stopped.error) from None
     finally:
         _release_here(root, suite.config.case_timeout_s)
 

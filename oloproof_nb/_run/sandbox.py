@@ -160,13 +160,37 @@ def _text(value: Any, loc: tuple[str | int, ...]) -> str:
     return text
 
 
+def _whole(step: Any) -> bool:
+    """Whether ``step`` is a :class:`ToolCall` or :class:`Message` as pydantic builds one: a tool call has its
+    ``tool`` and its ``args`` are an object, a message's ``args`` are one or None. ``model_construct`` checks
+    neither: ``ToolCall.model_construct(args={})`` has no ``tool`` (read, an ``AttributeError`` that the case's
+    error gave as the agent's own), and ``args=[1, 2]`` was stored as a list."""
+    if isinstance(step, ToolCall):
+        fields = vars(step)
+        return "tool" in fields and isinstance(fields.get("args"), dict)
+    if isinstance(step, Message):
+        args = vars(step).get("args")
+        return args is None or isinstance(args, dict)
+    return False
+
+
+def _fields(step: Any) -> Any:
+    """A step as :func:`_steps_of` validates it: a :class:`ToolCall` or :class:`Message` (or an instance of a
+    subclass) as a dict of the fields it holds of its class (a subclass's own fields are not stored: alone, the step
+    was stored without them, and beside a dict step refused for them); anything else as it is."""
+    for model, kind in ((ToolCall, "tool_call"), (Message, "message")):
+        if isinstance(step, model):
+            return {**{name: value for name, value in vars(step).items() if name in model.model_fields}, "kind": kind}
+    return step
+
+
 def _steps_of(steps: Any) -> list[ToolCall | Message]:
-    """The steps of a trajectory pydantic did not validate, one of which is no :class:`ToolCall` or
-    :class:`Message` (a dict, as ``Trajectory(steps=[{...}])`` takes it, kept as it is by ``model_construct``),
-    validated as the steps of a trajectory given as a dict are (:func:`to_trajectory`); :class:`_Invalid` in the
-    words that gets. Read as a message, a dict step raised ``AttributeError``, which the case's error gave as the
-    agent's own."""
-    given = [dict(step) if isinstance(step, (ToolCall, Message)) else step for step in steps]
+    """The steps of a trajectory pydantic did not validate, one of which is not :func:`_whole` (a dict, as
+    ``Trajectory(steps=[{...}])`` takes it, kept as it is by ``model_construct``; a step made with
+    ``model_construct`` without its ``tool``, or with ``args`` that are no object), validated as the steps of a
+    trajectory given as a dict are (:func:`to_trajectory`); :class:`_Invalid` in the words that gets. Read as a
+    message, a dict step raised ``AttributeError``, which the case's error gave as the agent's own."""
+    given = [_fields(step) for step in steps]
     try:
         return list(Trajectory.model_validate({"steps": given}).steps)
     except ValidationError as exc:
@@ -179,7 +203,7 @@ def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:
     pydantic validated the trajectory."""
     steps: list[dict[str, Any]] = []
     given = list(trajectory.steps)  # read once: steps given as an iterator (model_construct takes one)
-    if not all(isinstance(step, (ToolCall, Message)) for step in given):
+    if not all(_whole(step) for step in given):
         given = _steps_of(given)
     for i, step in enumerate(given):
         if isinstance(step, ToolCall):
