@@ -32,7 +32,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
-from .._config.files import folder_problem
+from .._config.files import dangling_link, folder_problem
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
 from .._config.suite_config import SuiteConfig, parse_suite_config
@@ -179,6 +179,9 @@ class Run(ColumnarCopy):
         if problem is not None:
             raise RunDirError(f"{directory}: {problem}; give a run directory you can read")
         if not directory.is_dir():
+            link = dangling_link(directory)
+            if link is not None:  # "no such run directory" of a link that is there
+                raise RunDirError(f"{directory}: {link}; point it at a run directory, or remove it")
             what = "not a directory" if directory.exists() else "no such run directory"
             raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
         read = journal_fingerprint(directory)[MANIFEST]  # the file read next, when it is still so after

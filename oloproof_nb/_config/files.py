@@ -31,9 +31,9 @@ from ..errors import ConfigError, clip, decode_byte, decode_line, parse_problem,
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "UnreadableFile", "KeyTwice", "config_error", "refuse_internal_keys",
-           "folder_problem", "lone_surrogate", "open_regular", "read_regular", "read_yaml", "keys_once", "a_number",
-           "text_number", "yaml_number", "float_text"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error",
+           "refuse_internal_keys", "dangling_link", "folder_problem", "lone_surrogate", "open_regular", "read_regular",
+           "read_yaml", "keys_once", "a_number", "plain_number", "text_number", "yaml_number", "float_text"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -71,6 +71,39 @@ def _kind(mode: int) -> str:
 
 def _reason(exc: BaseException) -> str:
     return str(getattr(exc, "strerror", None) or exc)
+
+
+#: What to do with a file that is a symbolic link to nothing, said after :func:`dangling_link`'s words for it.
+LINK_HINT = "point it at the file, or remove it"
+
+
+def dangling_link(path: str | Path) -> str | None:
+    """Why ``path`` names nothing when it is a symbolic link to nothing (a dangling link), in words for an error
+    that names it: ``is a dangling symbolic link (it points to '../gone.yaml', which does not exist)``; None when
+    it is no link, or a link that leads to something (or to a loop of links, which the OS's own words name).
+
+    The one wording of a dangling link (a file read, a run folder to create): "file not found" or "no
+    manifest.json" sent the user looking for a file that is there, as a link.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.symlink("gone.yaml", os.path.join(folder, "release.yaml"))
+    ...     print(dangling_link(os.path.join(folder, "release.yaml")), dangling_link(folder), sep="; ")
+    is a dangling symbolic link (it points to 'gone.yaml', which does not exist); None
+    """
+    try:
+        target = os.readlink(path)
+    except (OSError, ValueError):  # no link, nothing there, a NUL byte
+        return None
+    try:
+        os.stat(path)
+    except FileNotFoundError:  # what it points to is not there (one through a file: "Not a directory", not this)
+        return f"is a dangling symbolic link (it points to {quote(target)}, which does not exist)"
+    except (OSError, ValueError):  # a loop of links, no permission: the caller's own words
+        return None
+    return None
 
 
 def folder_problem(path: str | Path) -> str | None:
@@ -144,6 +177,15 @@ class _NonBlockingRaw(io.RawIOBase):
                 super().close()
 
 
+def _not_found(path: str | Path) -> UnreadableFile:
+    """``file not found`` (``missing``), or, for a symbolic link to nothing, the link and where it points: the file is
+    there, as a link, and reading it as absent would change what is decided (a run folder taken for no run)."""
+    link = dangling_link(path)
+    if link is not None:
+        return UnreadableFile(f"{link}; {LINK_HINT}")
+    return UnreadableFile("file not found", missing=True)
+
+
 def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
     """Open a regular file for reading without ever blocking: ``(binary handle, its stat)``.
 
@@ -154,13 +196,14 @@ def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
     Raises
     ------
     UnreadableFile
-        ``file not found``; ``is a directory, not a regular file`` (or a named pipe, a
+        ``file not found``; ``is a dangling symbolic link (it points to …, which does not exist)``
+        (:func:`dangling_link`; not ``missing``); ``is a directory, not a regular file`` (or a named pipe, a
         device, a socket); ``cannot read: <reason>``.
     """
     try:
         info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):  # nothing there (a parent is a file: nothing there either)
-        raise UnreadableFile("file not found", missing=True) from None
+        raise _not_found(path) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         raise UnreadableFile(f"cannot read: {_reason(exc)}", denied=isinstance(exc, PermissionError)) from None
     if not stat.S_ISREG(info.st_mode):
@@ -169,7 +212,7 @@ def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:  # removed since the stat
-        raise UnreadableFile("file not found", missing=True) from None
+        raise _not_found(path) from None
     except (OSError, ValueError) as exc:
         raise UnreadableFile(f"cannot read: {_reason(exc)}", denied=isinstance(exc, PermissionError)) from None
     try:
@@ -518,14 +561,37 @@ def a_number(what: str) -> BeforeValidator:
         if isinstance(value, (str, bytes, bytearray)):
             raise ValueError(f"must be {what}, not the text {quote(value)}"
                              f"{text_number(value) or ' (write the number without quotes)'}")
-        if isinstance(value, numbers.Integral) and not isinstance(value, int):
-            # a NumPy integer (``rng.integers(1000)`` for a seed) is the whole number it is, as op.run's epochs=
-            # reads it: a strict whole number refused it as "not a valid integer". A NumPy bool is no
-            # Integral (and its __index__ warns on NumPy 2.0): it stays refused
-            return operator.index(value)
+        value = plain_number(value)
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)
+
+
+def plain_number(value: Any) -> Any:
+    """A NumPy number given for a setting as the Python number it is; anything else as it is.
+
+    A NumPy integer (``rng.integers(1000)`` for a seed) is the whole number it is, as op.run's epochs= reads it: a
+    strict whole number refused it as "not a valid integer". A NumPy float of another precision than Python's
+    (``float32``, ``float16``) is the number its own shortest text says, the decimal the user wrote:
+    ``np.float32(0.95)`` is 0.95, where ``float()`` widened it to 0.949999988079071 (a confidence the gate called
+    weaker than the run's 0.95), and the same float32 as a threshold was refused as "must be a number". A NumPy
+    bool is no Integral nor Real (and its ``__index__`` warns on NumPy 2.0): it stays as it is, for the caller to
+    refuse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plain_number(np.int64(30)), plain_number(np.float32(0.95)), plain_number(np.float16(0.1)), plain_number(0.7)
+    (30, 0.95, 0.1, 0.7)
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, int):
+        return operator.index(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, (float, numbers.Rational)):
+        try:  # str: NumPy's shortest text of the value in its own precision ("0.95"; "nan" and "inf" read back)
+            return float(str(value))
+        except ValueError:  # another kind of real number, whose text is no float: as Python widens it
+            return float(value)
+    return value
 
 
 def text_number(value: Any) -> str:

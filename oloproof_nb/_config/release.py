@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from .._core.stats import MIN_CONFIDENCE  # the lowest confidence a release file may ask for (one number, as the API's)
 from ..errors import ConfigError, format_loc, quote, quote_value
-from .files import a_number, config_error, read_yaml, refuse_internal_keys, text_number, yaml_number
+from .files import a_number, config_error, plain_number, read_yaml, refuse_internal_keys, text_number, yaml_number
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "revalidated",
            "check_reductions", "flat_settings", "setting_change", "relaxed_settings"]
@@ -164,7 +164,8 @@ class ReleaseConfig(BaseModel):
     @field_validator("criteria", mode="before")
     @classmethod
     def _numbers_only(cls, value: Any) -> Any:
-        if isinstance(value, dict):
+        if isinstance(value, dict):  # a NumPy float is the decimal it shows, as confidence's (a_number)
+            value = {name: plain_number(threshold) for name, threshold in value.items()}
             for name, threshold in value.items():
                 if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
                     raise ValueError(f"threshold of {quote(name)} must be a number between 0 and 1, "

@@ -30,7 +30,7 @@ from .cases import (
     iter_cases_with_copies,
     repeats_warning,
 )
-from .files import folder_problem, read_yaml
+from .files import LINK_HINT, dangling_link, folder_problem, read_yaml
 from .imports import (
     CODE_KEY,
     changed_file,
@@ -553,6 +553,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     cases_file = root / config.cases
     if not os.path.lexists(cases_file) and "\0" not in str(cases_file):  # a typo in cases: names the key
         raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)")
+    _refuse_a_broken_link(cases_file)  # it was "cannot read the case file: No such file or directory"
     stat_before = _stat_case_file(cases_file)
     scan, repeats = VacuityScan(config, suite_file), RepeatScan()
     removals = RemovalScan(config.evaluators, cases_file)
@@ -628,16 +629,19 @@ def _old_system(stale: Path, restart: bool) -> str:
 
 
 def _refuse_a_broken_link(path: Path) -> None:
-    """A symbolic link at ``path`` that leads to nothing (a dangling link or a loop) is an error naming it: the
-    file is there, and reading it as absent would change what the suite decides."""
+    """A symbolic link at ``path`` that leads to nothing (a dangling link, in :func:`~.files.dangling_link`'s
+    words, or a loop) is an error naming it: the file is there, and reading it as absent would change what the
+    suite decides."""
     if os.path.lexists(path) and not path.exists():
-        try:
-            path.stat()
-            why = "cannot be followed"
-        except OSError as exc:
-            why = exc.strerror or type(exc).__name__
-        raise ConfigError(path, None, f"is a symbolic link that leads to no file ({why}); point it at the file, "
-                                      "or remove it")
+        link = dangling_link(path)
+        if link is None:  # a loop of links: the OS's words
+            try:
+                path.stat()
+                why = "cannot be followed"
+            except OSError as exc:
+                why = exc.strerror or type(exc).__name__
+            link = f"is a symbolic link that leads to no file ({why})"
+        raise ConfigError(path, None, f"{link}; {LINK_HINT}")
 
 
 class _DerivedIds(Collection[str]):

@@ -477,9 +477,10 @@ def _gate_confidence(confidence: float) -> float:
 
 def _check_methods(method: str, clustered_method: str) -> None:
     if method not in ("auto", *METHODS):
-        raise ValueError(f"method={method!r} is unknown; use one of {('auto', *METHODS)}")
+        # listed as every message lists what is allowed (compare's mode=, pairs' relation=), not as a tuple's repr
+        raise ValueError(f"method={method!r} is unknown; allowed: {', '.join(('auto', *METHODS))}")
     if clustered_method not in CLUSTERED_METHODS:
-        raise ValueError(f"clustered_method={clustered_method!r} is unknown; use one of {CLUSTERED_METHODS}")
+        raise ValueError(f"clustered_method={clustered_method!r} is unknown; allowed: {', '.join(CLUSTERED_METHODS)}")
 
 
 def rate_interval(

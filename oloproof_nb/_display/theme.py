@@ -188,8 +188,8 @@ def fmt_interval(low: Any, high: Any, sign: bool = False, threshold: Any = None)
     --------
     >>> fmt_interval(0.55455, 0.8261), fmt_interval(-0.0204, 0.0311, sign=True)
     ('[0.554, 0.827]', '[-0.021, +0.032]')
-    >>> fmt_interval(0.83157, 0.99, threshold=0.8315)
-    '[0.8315, 0.990]'
+    >>> fmt_interval(0.83157, 0.99, threshold=0.8315), fmt_interval(-0.0204, float("inf"), sign=True)
+    ('[0.8315, 0.990]', '[-0.021, +∞]')
     """
     return f"[{fmt_bound(low, 'low', sign, threshold)}, {fmt_bound(high, 'high', sign, threshold)}]"
 
@@ -221,8 +221,8 @@ def fmt_bound(value: Any, side: str, sign: bool = False, threshold: Any = None) 
     if is_blank(value) or isinstance(value, (bool, np.bool_)):
         return ""
     x = float(value)
-    if math.isinf(x):
-        return fmt_number(x)
+    if math.isinf(x):  # with its sign when the finite ends carry one: [-0.021, +∞], not [-0.021, ∞]
+        return float_text(x, sign=sign)
     # 1e-9 of a thousandth: a value that is a whole thousandth up to floating-point noise stays that thousandth
     ends = math.floor(x * 1000 + 1e-9) if side == "low" else math.ceil(x * 1000 - 1e-9)
     shown, digits = ends / 1000, 3
@@ -292,7 +292,7 @@ def fmt_cell(column: str, value: Any, sign: bool = False, threshold: Any = None)
     # a minimum of 0.9584 shown as 0.958 beside a rate of 0.958; a comparison's margin of 0.1685 shown as 0.169
     if column in ("threshold", "minimum_validity", "margin"):
         return fmt_threshold(value)
-    if sign and column == "difference" and isinstance(value, (float, np.floating)) and math.isfinite(value):
+    if sign and column == "difference" and isinstance(value, (float, np.floating)):  # +∞ too; NaN: blank
         return fmt_signed(float(value))
     return fmt_number(value)
 

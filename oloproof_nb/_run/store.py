@@ -75,7 +75,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._config.files import UnreadableFile, read_regular
+from .._config.files import UnreadableFile, dangling_link, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import AbruptEnd, CaseRecord, Manifest, ReplayRecord
@@ -400,10 +400,10 @@ class RunStore:
                                      "out=")
             raise RunDirError(f"{directory}: already exists and is not empty; choose another out=, "
                               "or pass resume=True to finish that run")
-        link = _dangling_link(directory)
-        if link is not None:  # mkdir said "File exists" of a path where nothing exists
-            raise RunDirError(f"{link}: is a dangling symbolic link (it points to {quote(os.readlink(link))}, which "
-                              "does not exist), not a folder; remove the link or create what it points to, or choose "
+        dangling = _dangling_link(directory)
+        if dangling is not None:  # mkdir said "File exists" of a path where nothing exists
+            link, why = dangling
+            raise RunDirError(f"{link}: {why}, not a folder; remove the link or create what it points to, or choose "
                               "another out=")
         try:
             make_folders(directory)
@@ -774,19 +774,15 @@ def _reusable(directory: Path) -> bool:
     return names <= _LEFT_BY_A_KILLED_CREATION
 
 
-def _dangling_link(directory: Path) -> Path | None:
-    """The first of ``directory`` and its parents that is a symbolic link to nothing (a dangling link), or None: a
-    run folder cannot be made there, and mkdir's error says only ``File exists``. A loop of links is not one:
-    mkdir's own error names it (``Too many levels of symbolic links``)."""
+def _dangling_link(directory: Path) -> tuple[Path, str] | None:
+    """The first of ``directory`` and its parents that is a symbolic link to nothing (a dangling link), with
+    :func:`~oloproof_nb._config.files.dangling_link`'s words for it, or None: a run folder cannot be made there,
+    and mkdir's error says only ``File exists``. A loop of links is not one: mkdir's own error names it (``Too many
+    levels of symbolic links``)."""
     for path in (directory, *directory.parents):
-        try:
-            if not path.is_symlink():
-                continue
-            os.stat(path)
-        except FileNotFoundError:
-            return path
-        except (OSError, ValueError):  # a loop of links, no permission: make_folders says why it fails
-            return None
+        why = dangling_link(path)
+        if why is not None:
+            return path, why
     return None
 
 

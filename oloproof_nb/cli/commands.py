@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +39,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
     logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
     from .._analysis.inspect_files import is_inspect_log, is_inspect_source
-    from .._config.files import folder_problem
+    from .._config.files import dangling_link, folder_problem
     from .._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from .._run.store import MANIFEST
 
@@ -49,7 +50,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
         if problem is not None:
             raise RunDirError(f"{path}: {problem}; give {wanted} you can read")
         if not path.exists():  # a typo: say what may be given here, not only what a run directory holds
-            raise RunDirError(f"{path}: no such file or folder; give {wanted}")
+            raise RunDirError(f"{path}: {dangling_link(path) or 'no such file or folder'}; give {wanted}")
         if path.is_file() and not is_inspect_source(path) and is_suite_folder(path.parent):  # demo/oloproof.yaml
             raise RunDirError(f"{path}: is a file of the suite in {path.parent}; give {wanted} ({path.parent} gives "
                               "the suite's latest run)")
@@ -59,7 +60,8 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
             raise RunDirError(f"{path}: Inspect AI logs, which oloproof compare does not read; compare them in "
                               "Python, op.compare(op.from_inspect(BASE), op.from_inspect(CANDIDATE)), or give a run "
                               "directory or a suite folder")
-        if path.is_dir() and not (path / MANIFEST).exists() and not (logs and is_inspect_source(path)):
+        # lexists: a manifest.json that is a dangling link is a run that cannot be read, which loading it names
+        if path.is_dir() and not os.path.lexists(path / MANIFEST) and not (logs and is_inspect_source(path)):
             kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
                      else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")
             raise RunDirError(f"{path}: not {kinds}{runs_hint(path)}")

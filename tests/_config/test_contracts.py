@@ -60,6 +60,16 @@ def test_bad_observation_limits_name_the_key(tmp_path: Path, key: str, value: ob
     assert f"key {key!r} must be a positive" in _error(_write(tmp_path, text))
 
 
+def test_a_contract_file_that_is_a_dangling_link_names_where_it_points(tmp_path: Path) -> None:
+    """Before: "cannot read contract file: file not found" of a link that is there."""
+    path = tmp_path / "contract.json"
+    path.symlink_to("moved/contract.json")
+    with pytest.raises(ContractFileError) as info:
+        load_contract_file(path)
+    assert str(info.value) == (f"{path}: cannot read contract file: is a dangling symbolic link (it points to "
+                               "'moved/contract.json', which does not exist); point it at the file, or remove it")
+
+
 @pytest.mark.parametrize("kind", SPECIAL_KINDS)
 def test_a_contract_file_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
     """Before: a FIFO hung `oloproof receipt`."""

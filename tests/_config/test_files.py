@@ -53,6 +53,29 @@ def test_missing_file_is_reported_as_missing(tmp_path: Path) -> None:
     assert info.value.missing
 
 
+def test_a_dangling_link_is_named_with_where_it_points_not_as_missing(tmp_path: Path) -> None:
+    """A link to nothing was "file not found" (``missing``): a run folder's manifest.json so linked was "no
+    manifest.json", a ``--release`` so linked "file not found", and the user looked for a file that is there, as a
+    link. It now says so and where it points, and is not ``missing`` (nothing reads it as absent); a loop of links
+    keeps the OS's words."""
+    link = tmp_path / "release.yaml"
+    link.symlink_to("../gone/release.yaml")
+    with pytest.raises(UnreadableFile) as info:
+        read_regular(link, 10)
+    assert str(info.value) == ("is a dangling symbolic link (it points to '../gone/release.yaml', which does not "
+                               "exist); point it at the file, or remove it")
+    assert not info.value.missing
+    with pytest.raises(ConfigError) as refused:
+        load_release(link)
+    assert str(refused.value) == f"{link}: {info.value}"
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to("loop.yaml")
+    with pytest.raises(UnreadableFile) as info:
+        read_regular(loop, 10)
+    assert str(info.value) == "cannot read: Too many levels of symbolic links" and not info.value.missing
+    assert files.dangling_link(loop) is None and files.dangling_link(tmp_path) is None
+
+
 def test_a_file_longer_than_its_stat_is_read_whole_up_to_the_cap(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole file in one read when its size is known; what a growing file adds is still read, and capped."""

@@ -884,10 +884,11 @@ def test_a_template_that_is_only_value_is_refused(make_suite) -> None:
 
 
 @pytest.mark.parametrize("kind", ["dangling", "loop"])
-@pytest.mark.parametrize("which", ["oloproof.yaml", "release.yaml", "labels/t.jsonl"])
+@pytest.mark.parametrize("which", ["oloproof.yaml", "release.yaml", "labels/t.jsonl", "cases.jsonl"])
 def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str) -> None:
     """A release.yaml linked to a file that is gone (or to itself) was read as no release.yaml: the run gated
-    nothing and exited 1 ("nothing was gated"); oloproof.yaml or a label file so linked was "not found"."""
+    nothing and exited 1 ("nothing was gated"); oloproof.yaml or a label file so linked was "not found", the case
+    file "cannot read the case file: No such file or directory". A dangling link says where it points."""
     root = make_suite(CASES, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}},
                       metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",
                                                    "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
@@ -898,9 +899,10 @@ def test_a_link_to_no_file_is_refused_by_name(make_suite, which: str, kind: str)
     target.symlink_to(target.name if kind == "loop" else root / "gone" / target.name)
     with pytest.raises(op.ConfigError) as info:
         load_suite(root)
-    words = "Too many levels of symbolic links" if kind == "loop" else "No such file or directory"
-    assert str(info.value) == f"{target}: is a symbolic link that leads to no file ({words}); point it at the " \
-                              "file, or remove it"
+    # a dangling link names where it points, in the words every file read gives it (files.dangling_link)
+    words = ("is a symbolic link that leads to no file (Too many levels of symbolic links)" if kind == "loop"
+             else f"is a dangling symbolic link (it points to '{root / 'gone' / target.name}', which does not exist)")
+    assert str(info.value) == f"{target}: {words}; point it at the file, or remove it"
 
 
 def test_a_missing_label_file_says_an_empty_one_lets_the_suite_run_to_read_the_copies(make_suite) -> None:

@@ -549,12 +549,12 @@ def test_gate_size_counts_in_english(clustered: bool, n: int, words: str) -> Non
     ("difference", -0.5, True, "-0.500"), ("difference", 0.0, True, "+0.000"),
     ("difference", 0.5, False, "0.500"),       # no sign asked: as any number
     ("difference", float("nan"), True, ""),   # no difference (a criterion one run lacks): blank, as any NaN
-    ("difference", float("inf"), True, "∞"),
+    # an infinite difference carries its sign as a finite one does (it was "∞" beside "-0.500")
+    ("difference", float("inf"), True, "+∞"), ("difference", float("-inf"), True, "−∞"),
     ("base_rate", 0.5, True, "0.500"),        # a rate beside the difference keeps no sign
     ("ci_high", 0.1441, True, "+0.145"), ("ci_low", -0.1441, True, "-0.145"),
 ])
-def test_fmt_cell_signs_only_a_finite_difference_and_its_interval(column: str, value: float, sign: bool,
-                                                                   text: str) -> None:
+def test_fmt_cell_signs_only_a_difference_and_its_interval(column: str, value: float, sign: bool, text: str) -> None:
     assert fmt_cell(column, value, sign=sign) == text
 
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from oloproof_nb._display.theme import fmt_bound, fmt_interval, fmt_level, fmt_number, fmt_threshold
+from oloproof_nb._display.theme import fmt_bound, fmt_cell, fmt_interval, fmt_level, fmt_number, fmt_threshold
 
 
 @pytest.mark.parametrize("confidence", [0.9999999, 0.99999999, 0.999999999])
@@ -43,6 +43,19 @@ def test_an_infinite_end_shows_as_infinity() -> None:
     """An unbounded end is ``∞``/``−∞`` (math.floor of an infinity raises OverflowError)."""
     assert fmt_interval(float("-inf"), float("inf")) == "[−∞, ∞]"
     assert fmt_bound(np.float64("inf"), "high") == "∞"
+
+
+def test_a_signed_infinite_end_or_difference_carries_its_plus() -> None:
+    """A table of differences writes each end with its sign (``-0.021``, ``+0.032``); an unbounded upper end was the
+    one without (``[-0.021, ∞]``), as was an infinite difference. The lower infinity keeps its ``−∞``."""
+    inf = float("inf")
+    assert fmt_interval(-0.0204, inf, sign=True) == "[-0.021, +∞]"
+    assert fmt_interval(-inf, 0.0311, sign=True) == "[−∞, +0.032]"
+    assert fmt_bound(np.float64(inf), "high", sign=True, threshold=-0.02) == "+∞"
+    assert fmt_cell("ci_high", inf, sign=True) == "+∞" and fmt_cell("difference", inf, sign=True) == "+∞"
+    assert fmt_cell("difference", np.float32(-inf), sign=True) == "−∞"
+    assert fmt_cell("difference", float("nan"), sign=True) == ""  # missing stays blank
+    assert fmt_interval(-inf, inf) == "[−∞, ∞]"  # unsigned: as before
 
 
 def test_an_end_a_float_step_under_its_threshold_is_shown_whole() -> None:
