@@ -121,6 +121,17 @@ def _non_empty(value: str | None) -> str | None:
     return value
 
 
+def _exit_code(value: Any) -> Any:
+    """An exit code as given (a strict int field refuses text and floats), refusing a bool and taking a NumPy
+    integer as the whole number it is."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be an exit code (0 passes), got {value}: give 0 for a pass and 1 for a "
+                         "failure (False read as exit 0 would pass a failed check)")
+    if isinstance(value, numbers.Integral) and not isinstance(value, int):
+        return int(value)  # a NumPy integer (read from a frame of results): a whole number all the same
+    return value
+
+
 def _env_name(value: str | None) -> str | None:
     if value is not None and not _ENV_NAME.fullmatch(value):
         raise ValueError("must be the name of an environment variable (letters, digits, underscore)")
@@ -236,15 +247,7 @@ class Evidence(BaseModel):
     validator_error: str | None = None
     evidence_source: Name
 
-    @field_validator("validator_exit_code", mode="before")
-    @classmethod
-    def _exit_code_not_bool(cls, value: Any) -> Any:
-        if isinstance(value, bool):
-            raise ValueError(f"must be an exit code (0 passes), got {value}: give 0 for a pass and 1 for a "
-                             "failure (False read as exit 0 would pass a failed check)")
-        if isinstance(value, numbers.Integral) and not isinstance(value, int):
-            return int(value)  # a NumPy integer (read from a frame of results): a whole number all the same
-        return value
+    _exit_code_not_bool = field_validator("validator_exit_code", mode="before")(_exit_code)
 
     @model_validator(mode="before")
     @classmethod
@@ -315,9 +318,12 @@ class Receipt(BaseModel):
     observed_digest: Hex64 = None
     digest_kind: DigestKind | None = None
     validator: str | None = None
-    validator_exit_code: int | None = Field(default=None, ge=EXIT_CODE_RANGE[0], le=EXIT_CODE_RANGE[1])
+    # strict, as the evidence's: a receipt read back with False, "0" or 0.0 held exit 0 beside validator_failed
+    validator_exit_code: int | None = Field(default=None, strict=True, ge=EXIT_CODE_RANGE[0], le=EXIT_CODE_RANGE[1])
     evidence_source: str | None = None
     status: ReceiptStatus
+
+    _exit_code_not_bool = field_validator("validator_exit_code", mode="before")(_exit_code)
     reason: str = Field(min_length=1)
 
     def to_json_dict(self) -> dict[str, Any]:

@@ -143,9 +143,14 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
     """
     try:
         real = Path(os.path.realpath(path, strict=True))
-        resolved = True
+        # and the kernel's lookup of the path names it: realpath takes a file for a folder before "..", so
+        # "report.json/../draft.json" (nothing there: not a directory) was the draft, verified on its digest
+        here, there = os.stat(path), os.stat(real)
+        resolved = (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
     except (OSError, ValueError, RuntimeError):  # nothing there, a loop, a NUL byte, a pipe's /proc link: the
-        real, resolved = path, False  # path is opened as it is, and what opening it says is the receipt's
+        resolved = False  # path is opened as it is, and what opening it says is the receipt's
+    if not resolved:
+        real = path
     try:
         handle, info = open_regular(real)
     except UnreadableFile as exc:
@@ -169,7 +174,11 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
             after = os.fstat(handle.fileno())
         except OSError as exc:
             raise UnreadableFile(f"cannot read: {exc.strerror or exc}") from None
-    if _version(after) != _version(info):
+    # as many bytes read as the file held when opened: a file cut and put back within one tick of the coarse
+    # clock its times come from keeps its version, and a read that met the cut ended early, a digest of bytes
+    # the file never held as a whole ("hash_mismatch", or "sha256 matches" for the first part of a file with
+    # more appended); a kernel file reports no size
+    if _version(after) != _version(info) or (info.st_size and total != info.st_size):
         raise UnreadableFile("changed while it was read (it is still being written?)")
     if not resolved:  # nothing was there to resolve, and a file was there to open: made meanwhile, maybe as a
         # link, which a validator given the locator would follow to another file: the real path now, and it

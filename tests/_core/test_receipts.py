@@ -487,3 +487,14 @@ def test_a_validator_error_without_the_validators_name_is_refused() -> None:
     """An error of no named validator cannot be matched to the contract's validator: refused, as an exit code is."""
     with pytest.raises(ValidationError, match="without the validator's name"):
         evidence(validator=None, validator_exit_code=None, validator_error="crashed")
+
+
+@pytest.mark.parametrize("code", [False, True, "0", 0.0])
+def test_a_receipts_exit_code_is_a_whole_number_only_as_the_evidences(code: object) -> None:
+    """A receipt read back (``receipts_frame`` of mappings) with ``False``, ``"0"`` or ``0.0`` held exit 0 beside
+    its ``validator_failed``: the receipt's exit code was lax where the evidence's is strict."""
+    failed = classify(contract(validator="report_schema_v3"), evidence(validator_exit_code=1))
+    with pytest.raises(ValidationError, match="validator_exit_code"):
+        Receipt.model_validate({**failed.model_dump(), "validator_exit_code": code})
+    np = pytest.importorskip("numpy")
+    assert Receipt.model_validate({**failed.model_dump(), "validator_exit_code": np.int64(1)}).validator_exit_code == 1
