@@ -146,9 +146,12 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
                             "(its folder, baselines/<run_id>)")
     expected = expected_case_runs(idle)
     if not idle.finished or idle.n_cases != expected:
-        raise OloproofError(f"{idle.directory}: the baseline holds {idle.n_cases} of its {expected} case runs (it did "
-                            "not finish, or records are lost), so its rates are those of the cases it holds; make "
-                            "a new one with op.baseline(suite) or oloproof run --baseline")
+        # "holds 6 of its 6 case runs (it did not finish, or records are lost)" named no fault of a whole unfinished one
+        held = (f"holds {idle.n_cases} of its {expected} case runs (it did not finish, or records are lost)"
+                if idle.n_cases != expected else f"holds its {expected} case runs but did not finish (its manifest "
+                "records no finished_at: stopped before it wrote that it finished)")
+        raise OloproofError(f"{idle.directory}: the baseline {held}, so its rates are those of the cases it holds; "
+                            "make a new one with op.baseline(suite) or oloproof run --baseline")
     ended = ended_case_runs(idle.cases)
     if len(ended):  # the sandbox failed there: nothing was measured, yet the rows count as not passed
         first = ended.iloc[0]

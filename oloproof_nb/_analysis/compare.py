@@ -75,6 +75,7 @@ the note says why, where those reasons name other causes.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -410,8 +411,11 @@ def _release(candidate: Run, release: ReleaseLike | None, common: list[str], spl
         cfg = revalidated(release, file)
     elif isinstance(release, dict):
         cfg = parse_release(release, "release")
-    else:
+    elif isinstance(release, (str, os.PathLike)):
         cfg, file = load_release(release), str(release)
+    else:  # as op.gate refuses it (release=5 was a TypeError from deep in the file reading)
+        raise OloproofError(f"compare: release must be a ReleaseConfig, a dict or the path of a release.yaml, got "
+                            f"{type(release).__name__}")
     for name in cfg.regression.criteria or []:
         if name not in common:
             hint = f" ({split_hint(name)})" if name in split else ""  # the refusal once said not why

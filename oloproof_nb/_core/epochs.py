@@ -72,8 +72,19 @@ def parse_reduce(text: object) -> Reduction:
     return Reduction("pass" + m.group(2), int(m.group(3)))
 
 
+def _counts(name: str, value: ArrayLike) -> np.ndarray:
+    """``value`` as whole numbers, or ValueError: a fraction, a text or a bool is no count of epochs or passes
+    (``pass_hat_k(5, 2.5, 2)`` was read as 2 passes, 0.1, and ``pass_hat_k(5.9, 5, 5)`` as 5 of 5, 1.0)."""
+    raw = np.asarray(value)
+    if raw.dtype.kind in "iu":
+        return raw.astype(np.int64)
+    if raw.dtype.kind == "f" and np.isfinite(raw).all() and (raw == np.round(raw)).all():
+        return raw.astype(np.int64)
+    raise ValueError(f"{name} must hold whole numbers (counts per case), got {value!r}")
+
+
 def _check(n: ArrayLike, c: ArrayLike, k: int) -> tuple[np.ndarray, np.ndarray]:
-    n_arr, c_arr = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+    n_arr, c_arr = _counts("n", n), _counts("c", c)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k={k!r} must be a whole number ≥ 1")
     if n_arr.shape != c_arr.shape:

@@ -622,6 +622,18 @@ def test_release_regression_settings(make_suite: Callable[..., Path], tmp_path: 
         op.compare(run, again, release=bad)
 
 
+@pytest.mark.parametrize("release", [5, ["release.yaml"]])
+def test_a_release_of_another_type_is_refused_as_the_gate_refuses_it(make_suite: Callable[..., Path],
+                                                                      tmp_path: Path, release: Any) -> None:
+    # release=5 was a TypeError from the file reading ("expected str, bytes or os.PathLike object"); op.gate says
+    # what it takes
+    root = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
+    run, again = _run(root, tmp_path / "r"), _run(root, tmp_path / "again")
+    with pytest.raises(op.OloproofError, match=r"^compare: release must be a ReleaseConfig, a dict or the path of a "
+                                               rf"release\.yaml, got {type(release).__name__}$"):
+        op.compare(run, again, release=release)
+
+
 # -- acceptance: the bundled example with a planted regression ------------------------------------------------
 
 #: The planted regression: the candidate answers "done" on these orders (their injected copies too), so

@@ -370,3 +370,18 @@ def test_reduce_counts_gives_pass_hat_k_for_pass_caret_and_pass_at_k_for_pass_at
 
     assert reduce_counts([5], [3], "pass^2").tolist() == pytest.approx([3 / 10], abs=1e-15)
     assert reduce_counts([5], [3], "pass@2").tolist() == pytest.approx([9 / 10], abs=1e-15)
+
+
+@pytest.mark.parametrize("estimator", [op.pass_hat_k, op.pass_at_k])
+@pytest.mark.parametrize(("n", "c"), [(5, 2.5), (5.9, 5), ([5, 5], [3, 1.5]), ("5", 3), (True, 1), (5, float("nan"))])
+def test_counts_that_are_no_whole_numbers_are_refused(estimator, n, c) -> None:
+    # 2.5 passes of 5 was read as 2 (pass^2 = C(2,2)/C(5,2) = 0.1), 5 of 5.9 epochs as 5 of 5 (pass^5 = 1.0)
+    with pytest.raises(ValueError, match="must hold whole numbers"):
+        estimator(n, c, 1)
+
+
+def test_whole_numbers_given_as_floats_are_counts_and_a_fraction_is_not() -> None:
+    # 3.0 passes of 5.0 epochs are 3 of 5: C(3,2)/C(5,2) = 3/10 by hand; 2.5 passes are none
+    assert float(op.pass_hat_k(5.0, 3.0, 2)) == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="c must hold whole numbers"):
+        op.pass_hat_k(5.0, 2.5, 2)
