@@ -20,6 +20,7 @@ from .._config.release import parse_release
 from .._core.labels import Label, labels_row, transform_pair_labels
 from . import frames
 from .columns import VALIDITY
+from .gate_drift import suite_folder
 from .run import Run, as_run, stored_pair_labels
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "unchecked_reasons", "validity",
@@ -212,9 +213,11 @@ def unchecked_notes(run: Run, criteria: Iterable[str]) -> tuple[str, ...]:
     unchecked = {t: why for t, why in unchecked_reasons(run).items() if t in relations}  # not a transform no
     if not unchecked:  # relation of the table uses: "its relations are judged once…" of none held no row back
         return ()
-    # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own)
-    root = run.manifest.suite_config.root
-    files = {t.name: Path(root) / t.validity_labels if root else Path(t.validity_labels)
+    # where a label goes: the suite folder's file (None: an Inspect AI log, with no folder of its own), the folder the
+    # gate compares the labels in (gate_drift.suite_folder): a suite moved with its runs (another checkout, a CI
+    # job's workspace) was told to fill the file where it was made, where nothing is
+    root = suite_folder(run)
+    files = {t.name: root / t.validity_labels if root else Path(t.validity_labels)
              for t in run.config.metamorphic.transforms}
     return tuple(f"transform {transform} is not checked: {why}; its relations are judged once every pair is labeled"
                  + (f" in {files[transform]}" if transform in files else "")

@@ -13,6 +13,7 @@ from .paths import (
     ABSENT,
     get_path,
     leaf_diff,
+    list_index,
     outside_patterns,
     values_equal,
 )
@@ -70,7 +71,8 @@ _VIEW_CASE_KEYS = ("id", "epoch", "source_id", "transform", "cluster", "initial_
 
 #: A record's pair view packed by :func:`pack_view`: ``(status, has trajectory, answer, tool calls, has state,
 #: final state's address, final state, initial state's address, key, value, key, value, ...)``, the case's ids
-#: (and its ``initial_state`` when it has no address) flattened at the end.
+#: (and its ``initial_state`` when it has no address, and ``expected`` when its state reads a list by position)
+#: flattened at the end.
 Packed = tuple[Any, ...]
 _FINAL_REF = 5  # where a Packed holds its final state's address
 
@@ -116,15 +118,15 @@ def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_r
     numbers, its states by address.
 
     That is the case's ids and ``initial_state``, the ``status``, the trajectory's ``answer`` and tool calls
-    (``tool``, ``args``) and the final ``state`` — not its input, expectations, metadata, tool results,
-    messages or rows. A run judged across cases holds this of every case until the end: a million cases, a
-    million of these. A flat tuple of strings and numbers is one object, which the garbage collector stops
-    tracking, where a view is a dozen containers walked by each of its full passes. The tool calls are kept as
-    their JSON text (what the journal holds of them) and each state as its address in the run's state store
-    (``initial_ref``, ``final_ref``), read back only when a pair's states are compared (:class:`PairViews`). A
-    state without an address, or tool calls JSON cannot hold, are kept as they are. ``share`` (a
-    :class:`Shared`) makes equal texts — status, answer, tool calls, addresses, transform — one object across
-    the views it packs.
+    (``tool``, ``args``) and the final ``state`` — not its input, expectations (but an expected state that reads a
+    list by position, which ``same_state`` then compares in order), metadata, tool results, messages or rows. A run
+    judged across cases holds this of every case until the end: a million cases, a million of these. A flat tuple of
+    strings and numbers is one object, which the garbage collector stops tracking, where a view is a dozen
+    containers walked by each of its full passes. The tool calls are kept as their JSON text (what the journal holds
+    of them) and each state as its address in the run's state store (``initial_ref``, ``final_ref``), read back only
+    when a pair's states are compared (:class:`PairViews`). A state without an address, or tool calls JSON cannot
+    hold, are kept as they are. ``share`` (a :class:`Shared`) makes equal texts — status, answer, tool calls,
+    addresses, transform — one object across the views it packs.
 
     Examples
     --------
@@ -146,8 +148,29 @@ def pack_view(record: Mapping[str, Any], initial_ref: str | None = None, final_r
     final = None if env is None or final_ref is not None else env["state"]
     keys = _VIEW_CASE_KEYS if initial_ref is None else _VIEW_CASE_KEYS[:-1]
     ids = [item for k in keys if k in case for item in (k, share(case[k]) if k == "transform" else case[k])]
+    expected = case.get("expected")
+    expected = expected.get("state") if isinstance(expected, Mapping) else None
+    if _reads_by_position(expected):  # same_state then compares such a list in order (compare.positional_rules):
+        ids += ["expected", {"state": expected}]  # without it, a copy that put the tag first held its pair
     return (share(record.get("status")), traj is not None, answer, calls, env is not None, share(final_ref), final,
             share(initial_ref), *ids)
+
+
+def _reads_by_position(node: Any) -> bool:
+    """Whether an expected state holds a dict keyed by a list index (``{"tags": {"2": "new"}}``), which
+    :func:`~oloproof_nb._core.compare.positional_rules` reads as a list judged in order: the one part of a case's
+    ``expected`` a pair's comparison needs, kept in its packed view only then (most cases have none).
+
+    Examples
+    --------
+    >>> _reads_by_position({"tags": {"2": "new"}}), _reads_by_position({"tags": ["new"]}), _reads_by_position(None)
+    (True, False, False)
+    """
+    if isinstance(node, Mapping):
+        return any(list_index(str(k)) is not None for k in node) or any(_reads_by_position(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_reads_by_position(v) for v in node)
+    return False
 
 
 def _calls_text(calls: list[list[Any]]) -> str | list[list[Any]]:

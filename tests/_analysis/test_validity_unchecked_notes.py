@@ -56,3 +56,23 @@ def test_a_relation_left_out_of_the_table_leaves_its_transform_unnamed(make_suit
     both = unchecked_notes(run, pd.Series(run.criteria))  # the gate's table column, as the CLI passes it
     assert [note.split(":")[0] for note in both] == ["transform t is not checked", "transform u is not checked"]
     assert unchecked_notes(run, ["answer_matches"]) == ()
+
+
+def test_a_suite_moved_with_its_run_is_told_to_fill_the_file_where_it_is_now(make_suite: Callable[..., Path],
+                                                                              tmp_path: Path) -> None:
+    """A suite folder moved with its runs (another checkout, a CI job's workspace) is told to fill its label file
+    where the gate compares the labels (``gate_drift.suite_folder``: where the run sits), not where the run was made,
+    where nothing is now."""
+    import shutil
+
+    run = _run(make_suite, ["t"])
+    made = run.suite_root
+    assert made is not None and run.directory.parent.parent.resolve() == made.resolve()
+    moved = tmp_path / "moved"
+    shutil.move(str(made), moved)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = op.load_run(moved / "runs" / run.directory.name)
+    (note,) = unchecked_notes(again, again.criteria)
+    assert f" in {moved / 'labels' / 't.jsonl'} and " in note, note
+    assert str(made) not in note

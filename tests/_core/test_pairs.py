@@ -406,3 +406,36 @@ def test_same_state_aligned_by_the_rules_still_leaves_out_ignores_keeps_and_the_
     copy = _state_record("c1~t", {}, {"tags": ["b", "a"], "meta": {"at": 2}})
     assert compare_pair("same_state", source, copy, ["**.at"], (), unordered) == (True, "")
     assert compare_pair("same_state", source, copy, ["**.at"], ["meta.at"], unordered)[0] is False
+
+
+def test_a_packed_view_keeps_an_expected_state_that_reads_a_list_by_position() -> None:
+    """``same_state`` compares in order a list an ``expected.state`` indexes (``{"tags": {"1": "new"}}``), whatever
+    its ``unordered`` rule; a run judges its pairs on packed views, which kept no expectation, so a copy that put
+    the tag first under the injection (``new, a`` for its source's ``a, new``) held its pair in every run while
+    ``compare_pair`` of the records broke it. An expected state without such a key is still not kept."""
+    from oloproof_nb._core.lists import ListMatch
+
+    def rec(cid: str, tags: list[str], expected: object) -> dict[str, Any]:
+        return {"case": {"id": cid, "initial_state": {"tags": ["a"]}, "expected": {"state": expected}},
+                "status": "completed", "trajectory": {"steps": [], "answer": "x"},
+                "environment_state": {"state": {"tags": tags}}}
+
+    rules = {"tags": ListMatch("unordered")}
+    store: dict[str, Any] = {}
+
+    def states(refs: list[str]) -> list[Any]:
+        return [store[ref] for ref in refs]
+
+    for expected, holds in (({"tags": {"1": "new"}}, False), ({"tags": ["new"]}, True)):
+        source, copy = rec("c1", ["a", "new"], expected), rec("c1~t", ["new", "a"], expected)
+        assert compare_pair("same_state", source, copy, lists=rules)[0] is holds
+        for by_address in (False, True):
+            packed = []
+            for r in (source, copy):
+                refs = (f"i-{r['case']['id']}", f"f-{r['case']['id']}") if by_address else (None, None)
+                if by_address:
+                    store[refs[0]], store[refs[1]] = r["case"]["initial_state"], r["environment_state"]["state"]
+                packed.append(pack_view(r, *refs))
+            views = PairViews(packed, states)
+            assert compare_pair("same_state", views[0], views[1], lists=rules)[0] is holds
+            assert ("expected" in views[0]["case"]) is not holds  # kept only when it reads a list by position
