@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._config.files import UnreadableFile, folder_problem, open_regular
+from .._config.files import UnreadableFile, dangling_link, folder_problem, open_regular
 from .._config.suite_config import SUITE_FILE
 from .._run.store import MANIFEST
 from ..errors import OloproofError
@@ -344,4 +344,7 @@ def inspect_log_files(path: str | Path) -> list[Path]:
     if p.exists():  # a FIFO, a socket, a device: never opened (reading a FIFO would wait for a writer)
         raise OloproofError(f"{p}: not a regular file or folder; give an Inspect AI log (an .eval or .json file) "
                             "or a folder of logs")
+    link = dangling_link(p)
+    if link is not None:  # "no such file or folder" of a link that is there, as the command line names it
+        raise OloproofError(f"{p}: {link}; point it at an Inspect AI log or a folder of logs, or remove it")
     raise OloproofError(f"{p}: no such file or folder")

@@ -18,6 +18,7 @@ import numbers
 import operator
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from functools import cache
@@ -552,10 +553,14 @@ def a_number(what: str) -> BeforeValidator:
     >>> import numpy as np
     >>> check(np.int64(30))  # a NumPy integer is the int it is: a strict whole number takes it
     30
+    >>> check(np.False_)  # a NumPy bool is refused as Python's
+    Traceback (most recent call last):
+    ...
+    ValueError: must be an absolute tolerance, not false (YAML reads yes, no, on and off as true or false)
     """
 
     def refuse(value: Any) -> Any:
-        if isinstance(value, bool):
+        if _a_bool(value):
             raise ValueError(f"must be {what}, not {str(value).lower()} (YAML reads yes, no, on and off as true or "
                              "false)")
         if isinstance(value, (str, bytes, bytearray)):
@@ -565,6 +570,14 @@ def a_number(what: str) -> BeforeValidator:
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)
+
+
+def _a_bool(value: Any) -> bool:
+    """Whether ``value`` is a boolean: Python's or NumPy's (``np.False_``, no ``bool``, which pydantic took for 0: a
+    margin or a tolerance of ``df["x"].any()`` was 0 or 1, where ``False`` is refused). NumPy is asked only when it
+    is imported: no value can be one of its bools before."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))
 
 
 def plain_number(value: Any) -> Any:

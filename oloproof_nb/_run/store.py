@@ -442,7 +442,12 @@ class RunStore:
         """
         if not directory.exists() and not directory.is_symlink():  # a CI job retried on a fresh workspace
             raise RunDirError(f"{directory}: no run to resume (no such folder); start the run without resume=True")
-        if not directory.is_dir() or not ((directory / MANIFEST).exists() or (directory / _MANIFEST_TMP).is_file()):
+        link = dangling_link(directory)
+        if link is not None:  # "not a run directory (no manifest.json)" of a link that is there, as a load names it
+            raise RunDirError(f"{directory}: {link}; point it at a run directory, or remove it")
+        # lexists: a manifest.json that is a dangling link is named by read_manifest (it was "no manifest.json")
+        if not directory.is_dir() or not (os.path.lexists(directory / MANIFEST)
+                                          or (directory / _MANIFEST_TMP).is_file()):
             if directory.is_dir() and _reusable(directory):  # empty, or left by a kill before its manifest
                 raise RunDirError(f"{directory}: no run to resume (the folder holds no {MANIFEST}: no run started "
                                   "there, or it was stopped before its manifest was written); start the run "
@@ -455,11 +460,13 @@ class RunStore:
             if check is not None:
                 check(manifest)
             for name in (CASES, REPLAYS, STATES):  # a pipe or a device there is never opened (it would block)
+                # a link first, dangling too: appended to, cut or replaced, never through a link (a dangling one,
+                # opened first, was told "point it at the file", which this refused next)
+                if (directory / name).is_symlink():
+                    raise RunDirError(link_refused(directory / name))
                 handle = open_journal(directory / name)
                 if handle is not None:
                     handle.close()
-                if (directory / name).is_symlink():  # appended to, cut or replaced: never through a link
-                    raise RunDirError(link_refused(directory / name))
                 # nor one another folder shares (cp -al): appended to, it changes that run too. A finished run is
                 # resumed to find nothing to do, and writes nothing; an append or a cut it would make is refused
                 # then (open_in_place, truncate_torn_tail)
@@ -789,7 +796,7 @@ def _dangling_link(directory: Path) -> tuple[Path, str] | None:
 def _read_or_recover_manifest(directory: Path) -> Manifest:
     """The manifest; a complete ``manifest.json.tmp`` left by a kill before its rename is renamed into place."""
     tmp = directory / _MANIFEST_TMP
-    if not (directory / MANIFEST).exists() and tmp.is_file():
+    if not os.path.lexists(directory / MANIFEST) and tmp.is_file():  # a dangling link there is named, not replaced
         try:
             Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")), strict=True)
         except (OSError, ValueError, ValidationError, RecursionError):

@@ -250,3 +250,18 @@ def test_a_sorted_json_inspect_log_cut_short_before_its_task_is_named_not_skippe
         assert said.split(": ", 1)[1] in err and len(err.strip().splitlines()) == 1, err
     cut.unlink()
     assert [f.name for f in inspect_log_files(folder)] == ["whole.json"]  # a whole non-log JSON stays left out
+
+
+def test_an_inspect_log_given_as_a_dangling_link_names_it(tmp_path: Path) -> None:
+    """``op.from_inspect`` of a symbolic link to a log that is gone said "no such file or folder" where ``oloproof
+    gate`` of the same path named the link and where it points (``files.dangling_link``)."""
+    from oloproof_nb._analysis.inspect_files import inspect_log_files
+
+    (tmp_path / "latest.eval").symlink_to("2026-01-01T00-00-00_task.eval")
+    with pytest.raises(op.OloproofError) as caught:
+        inspect_log_files(tmp_path / "latest.eval")
+    assert str(caught.value) == (f"{tmp_path / 'latest.eval'}: is a dangling symbolic link (it points to "
+                                 "'2026-01-01T00-00-00_task.eval', which does not exist); point it at an Inspect AI "
+                                 "log or a folder of logs, or remove it")
+    with pytest.raises(op.OloproofError, match=r"nowhere\.eval: no such file or folder$"):
+        inspect_log_files(tmp_path / "nowhere.eval")

@@ -48,3 +48,17 @@ def test_a_float32_confidence_out_of_range_is_refused_in_its_own_digits() -> Non
         parse_release({"confidence": np.float32(0.05)}, "release")
     assert str(err.value).startswith("release: confidence: 0.05 is below 0.5")
     assert math.isclose(float(np.float32(0.05)), 0.05, rel_tol=1e-7) and float(np.float32(0.05)) != 0.05
+
+
+
+@pytest.mark.parametrize(("raw", "where", "said"), [
+    ({"regression": {"margin": np.False_}}, "regression.margin", "a number between 0 and 1, not false"),
+    ({"confidence": np.True_}, "confidence", "a confidence level, e.g. 0.95, not true"),
+    ({"bootstrap": {"seed": np.False_}}, "bootstrap.seed", "a whole number, not false"),
+])
+def test_a_numpy_bool_setting_is_refused_as_a_python_bool_is(raw: dict[str, object], where: str, said: str) -> None:
+    """A NumPy bool is no ``bool``: pydantic read ``np.False_`` as 0, a margin of 0 and a seed of 0 taken without a
+    word (``False`` itself is refused), and ``np.True_`` as a confidence of "1"."""
+    with pytest.raises(ConfigError) as err:
+        parse_release(raw, "release")
+    assert str(err.value).startswith(f"release: {where}: must be {said} (YAML reads yes, no, on and off")

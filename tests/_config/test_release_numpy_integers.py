@@ -29,7 +29,7 @@ def test_numpy_integers_are_read_as_whole_numbers() -> None:
 
 @pytest.mark.parametrize(("value", "why"), [(np.float64(20.0), "must be a whole number written without a decimal "
                                                                 "point (got np.float64(20.0))"),
-                                            (np.bool_(True), "Input should be a valid integer"),
+                                            (np.bool_(True), "must be a whole number of clusters, not true"),
                                             (np.int64(1), "Input should be greater than or equal to 2")])
 def test_what_is_no_whole_number_of_clusters_stays_refused(value: object, why: str) -> None:
     with pytest.raises(ConfigError) as err:

@@ -114,14 +114,16 @@ def test_a_run_file_this_user_may_not_read_says_so_not_that_oloproof_wrote_it(
 def test_a_resume_of_a_link_to_nothing_is_no_run_directory_not_a_missing_folder(make_suite: Any,
                                                                                 tmp_path: Path) -> None:
     """``out`` a symbolic link whose target is gone is something there (os.path.lexists), not "no such
-    folder" with the advice to start the run, which cannot make its folder there."""
+    folder" with the advice to start the run, which cannot make its folder there: the link, named with where it
+    points, as a load names it (it said "not a run directory (no manifest.json)")."""
     suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
     out = tmp_path / "pr-run"
     out.symlink_to(tmp_path / "gone")
     assert os.path.lexists(out) and not os.path.exists(out)
     with pytest.raises(RunDirError) as caught:
         op.run(suite, out=out, resume=True, progress=False)
-    assert str(caught.value) == f"{out}: not a run directory (no manifest.json)"
+    assert str(caught.value) == (f"{out}: is a dangling symbolic link (it points to '{tmp_path / 'gone'}', which does "
+                                 "not exist); point it at a run directory, or remove it")
 
 
 def test_a_resume_of_a_file_is_no_run_directory(make_suite: Any, tmp_path: Path) -> None:
