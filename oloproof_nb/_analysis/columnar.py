@@ -86,7 +86,7 @@ from .._run.lock import process_alive
 from .._run.store import CASES, MANIFEST, REPLAYS, read_manifest
 from .._version import __version__
 from ..errors import CopyChangedError, OloproofError, RunDirError, quote_value
-from .columns import ARROW_TYPES, FRAMES, TEXT, TIME, Column, FrameSpec
+from .columns import ARROW_TYPES, FRAMES, TEXT, TIME, Column, FrameSpec, missing_scalar
 
 if sys.platform != "win32":
     import fcntl
@@ -359,18 +359,10 @@ def _column(col: Column, values: Sequence[Any]) -> pa.Array:
         return pa.array(values, type=ARROW_TYPES[col.dtype], from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):  # e.g. a number in a text column:
         if col.dtype == TEXT:  # its text, as pandas 3's "str" dtype makes it (pandas 2's object dtype keeps the
-            values = [v if v is None or isinstance(v, str) or _missing(v) else str(v) for v in values]  # number)
+            values = [v if v is None or isinstance(v, str) or missing_scalar(v) else str(v) for v in values]  # number)
             return pa.array(values, type=ARROW_TYPES[TEXT], from_pandas=True)
         series = pd.Series(values, dtype=object).astype(col.dtype)    # what the frame's dtype makes of it
         return pa.array(series, type=ARROW_TYPES[col.dtype], from_pandas=True)
-
-
-def _missing(value: Any) -> bool:
-    """``value`` is a missing scalar (NaN, ``pd.NA``, ``NaT``): a null of the text column, not the text ``nan``."""
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # a container: not a scalar, so not missing
-        return False
 
 
 def _only_words(col: Column, array: pa.Array) -> None:

@@ -22,7 +22,7 @@ import pyarrow as pa  # already imported by pandas; pyarrow.parquet is imported 
 from .._core.records import VERDICT_WORDS
 
 __all__ = ["Column", "FrameSpec", "TEXT", "TIME", "JSON", "ARROW_TYPES", "FRAMES", "CASES", "STEPS", "SNAPSHOTS",
-           "CHANGES", "VERDICTS",
+           "CHANGES", "VERDICTS", "missing_scalar",
            "COMPARISONS", "REPLAYS", "PAIRS", "RECEIPTS", "GATE", "VALIDITY", "SLICES"]
 
 #: The dtype of text columns: pandas' default string dtype (``str``, missing values NaN) on pandas ≥ 3,
@@ -147,6 +147,19 @@ class FrameSpec:
     def doc_table(self) -> str:
         """The columns as numpydoc lines (``name : dtype`` then the meaning), for docstrings."""
         return "\n".join(f"{c.name} : {c.dtype}\n    {c.doc}" for c in self.columns)
+
+
+def missing_scalar(value: Any) -> bool:
+    """``value`` is a missing scalar (None, NaN, ``pd.NA``, ``NaT``), as a frame's cell holds one: a null, not the
+    text ``nan`` nor a time without a timezone.
+
+    Examples
+    --------
+    >>> [missing_scalar(v) for v in (None, float("nan"), pd.NA, pd.NaT, "nan", 0, [None])]
+    [True, True, True, True, False, False, False]
+    """
+    # a container is no scalar, so not missing: ``pd.isna([None])`` is an array, which ``bool`` read as True
+    return pd.api.types.is_scalar(value) and bool(pd.isna(value))
 
 
 #: The ``epoch`` column every frame of a run carries (1 in a run without ``epochs``).

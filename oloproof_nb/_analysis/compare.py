@@ -83,6 +83,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._config.files import yaml_number
 from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release, revalidated
 from .._core.epochs import parse_reduce
 from .._core.stats import is_clustered
@@ -598,10 +599,16 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                        "they are not in the paired difference")
             elif verdict == "NO_REGRESSION" and base_missing.get(criterion):  # a tie or gain over no evidence
                 worst = base_missing_passed(rows[rows["criterion"] == criterion], reduction, cfg)
+                holds = regression_verdict(worst, math.inf, cfg.regression.margin)[0] == "NO_REGRESSION"
+                # four digits, or every digit where four would put it on the other side of −margin than the verdict
+                # read it (-0.1481546 at margin 0.148157 read "ci_low is -0.1482: NO_REGRESSION holds either way")
+                shown = f"{worst:.4g}"
+                if (float(shown) >= -cfg.regression.margin) != holds:
+                    shown = yaml_number(worst)
                 held = f"{base_missing[criterion]} paired row(s) are missing in the base run, which measured nothing " \
                        "there (e.g. a case run that ended in error or timeout, a replay that did not reproduce its " \
-                       f"recording); counted as base passes, the most the base could have done, ci_low is {worst:.4g}"
-                if regression_verdict(worst, math.inf, cfg.regression.margin)[0] == "NO_REGRESSION":
+                       f"recording); counted as base passes, the most the base could have done, ci_low is {shown}"
+                if holds:
                     notes.append(f"{held}: NO_REGRESSION holds either way")
                 else:
                     verdict = "INSUFFICIENT_EVIDENCE"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 
 from .._core.receipts import FAILURE_STATUSES, STATUSES, Receipt
 from ..errors import OloproofError, validation_problem
-from .columns import RECEIPTS
+from .columns import RECEIPTS, missing_scalar
 
 __all__ = ["RECEIPT_COLUMNS", "SUMMARY_COLUMNS", "outcome_summary", "receipts_frame"]
 
@@ -37,8 +38,9 @@ def receipts_frame(
     Parameters
     ----------
     receipts : iterable of Receipt or mapping
-        Receipts, or mappings of receipt fields (e.g. read back from JSON) that may also
-        carry a ``case_id``; mappings are validated as :class:`~oloproof_nb.Receipt`.
+        Receipts, or mappings of receipt fields (e.g. read back from JSON, or the rows of a receipts frame,
+        ``frame.to_dict("records")``) that may also carry a ``case_id`` and an ``epoch``; mappings are validated
+        as :class:`~oloproof_nb.Receipt`, a missing value (None, NaN, ``NaT``, ``pd.NA``) read as none.
     case_ids : iterable of str, optional
         The case each receipt belongs to, in the same order and of the same length. A mapping's
         own ``case_id`` is used when this is not given; giving both, different, is an error.
@@ -59,7 +61,8 @@ def receipts_frame(
         - ``evidence_source`` : who observed
         - ``status`` : one of ``STATUSES``
         - ``reason`` : the check that decided
-        - ``epoch`` : the case's epoch in a run with ``epochs`` (1 otherwise, and for receipts given here)
+        - ``epoch`` : the case's epoch in a run with ``epochs`` (1 otherwise, and for receipts given here
+          unless a mapping carries its own)
 
     Examples
     --------
@@ -79,10 +82,13 @@ def receipts_frame(
 
 def _row(index: int, item: Receipt | Mapping[str, object], case_id: str | None) -> dict[str, object]:
     if isinstance(item, Receipt):
-        receipt, own_id = item, None
+        receipt, own_id, epoch = item, None, 1
     elif isinstance(item, Mapping):
-        data = dict(item)
+        # a row of a receipts frame reads back as its receipt: a missing cell (NaN, NaT, pd.NA) is no value, as
+        # None is (a NaT read as a time without a timezone), and its epoch is kept, as its case_id is
+        data = {key: None if missing_scalar(value) else value for key, value in item.items()}
         own_id = data.pop("case_id", None)
+        epoch = _epoch(index, data.pop("epoch", None))
         try:
             receipt = Receipt.model_validate(data)
         except ValidationError as exc:
@@ -92,7 +98,17 @@ def _row(index: int, item: Receipt | Mapping[str, object], case_id: str | None) 
         raise TypeError(f"receipts[{index}] must be a Receipt or a mapping, got {type(item).__name__}")
     if case_id is not None and own_id is not None and case_id != own_id:
         raise ValueError(f"receipts[{index}] has case_id {own_id!r} but case_ids gives {case_id!r}")
-    return {"case_id": case_id if case_id is not None else own_id, **receipt.model_dump()}
+    return {"case_id": case_id if case_id is not None else own_id, **receipt.model_dump(), "epoch": epoch}
+
+
+def _epoch(index: int, value: object) -> int:
+    """A mapping's ``epoch`` (a row of a receipts frame carries one): a whole number from 1; 1 when it has none."""
+    if value is None:
+        return 1
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and int(value) >= 1:
+        return int(value)
+    raise ValueError(f"receipts[{index}]: key 'epoch': must be a whole number from 1 (the case's epoch; 1 without "
+                     f"epochs), got {value!r}")
 
 
 def _checks_content(frame: pd.DataFrame) -> np.ndarray:

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from .._analysis import compare as _compare
 from .._analysis.gate_settings import ReleaseLike
 from .._analysis.run import Run as _Run
+from .._config.files import yaml_number
 from ..errors import terminal_text
 from .html import html_table, render
 from .notebook import Run
@@ -93,8 +94,10 @@ class Comparison(_compare.Comparison):
         return PairedPanel(self, case_id)
 
     def __repr__(self) -> str:
+        # the margin with every digit it has: ``:g`` kept six (0.16843347098308525 read 0.168433, beside a ci_low
+        # of -0.16843347098308525 and NO_REGRESSION: a low end below −margin to the eye)
         lines = [f"Comparison: {self.verdict}" + (f" ({self.reason})" if self.reason else "")
-                 + f" — {self.base.run_id} -> {self.candidate.run_id}, margin {self.margin:g}"]
+                 + f" — {self.base.run_id} -> {self.candidate.run_id}, margin {yaml_number(self.margin)}"]
         lines += [f"  note: {note}" for note in self.notes]
         for r in self.table.itertuples():
             if math.isnan(r.difference):
@@ -119,7 +122,8 @@ class Comparison(_compare.Comparison):
                       candidate_id=self.candidate.run_id, base_version=str(self.base.system_version),
                       candidate_version=str(self.candidate.system_version),
                       n_paired=self.n_paired, clustered=self.clustered,
-                      confidence=fmt_level(self.release.confidence), margin=f"{self.margin:g}", notes=self.notes,
+                      confidence=fmt_level(self.release.confidence), margin=yaml_number(self.margin),
+                      notes=self.notes,
                       table=html_table(shown, fmt_number, styled=True, signed=True),
                       flips=html_table(flips, fmt_number, styled=True) if len(flips) else "",
                       n_flipped=len(self.flips), more_flips=max(0, len(self.flips) - SHOWN),

@@ -572,7 +572,7 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
     handles = [Line2D([], [], marker=marker(v), ls="", color=colour(v), label=v.replace("_", " ").lower())
                for v in _COMPARE_VERDICTS if v in set(table["verdict"])]
     if len(margins):
-        values = ", ".join(f"{float(m):g}" for m in margins)
+        values = ", ".join(yaml_number(float(m)) for m in margins)
         handles.append(Line2D([], [], ls="--", lw=1.0, alpha=MARK_ALPHA, color=_INK, label=f"−margin ({values})"))
     _legend_below(ax, handles)
     return ax

@@ -248,6 +248,7 @@ def _print_comparison(args: argparse.Namespace) -> tuple[Comparison, int, str]:
     from .._analysis.compare import compare_release
     from .._analysis.gate_settings import PAIRED_CLUSTERED, approximate_once, weaker_count
     from .._analysis.run import Run
+    from .._config.files import yaml_number
     from .._display.compare import compare
     from .._display.notebook import load_run
     from .._display.terminal import compare_table_text, reason_lines, terminal_width
@@ -267,7 +268,7 @@ def _print_comparison(args: argparse.Namespace) -> tuple[Comparison, int, str]:
     paired = f"{cmp.n_paired} paired case runs ({epochs} epochs a case)" if epochs > 1 else \
         f"{cmp.n_paired} paired cases"
     print(f"{paired}; diff = candidate - base with its {fmt_level(cmp.release.confidence)} "
-          f"interval; margin {cmp.margin:g}")
+          f"interval; margin {yaml_number(cmp.margin)}")
     width = terminal_width()
     reasons, approximate = approximate_once(cmp.table["reason"], args.release, candidate.release is not None,
                                             "--release to compare these runs", "the candidate run", PAIRED_CLUSTERED)

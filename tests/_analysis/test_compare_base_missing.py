@@ -228,7 +228,9 @@ def test_the_bound_is_the_comparison_with_a_base_that_passed_there_and_its_margi
     """Base down on c00, the candidate answers c00 wrong: a tie of two non-passes as recorded, a loss if the base
     would have passed. The bound is therefore the ci_low of the same candidate against a base that passed c00 (a
     metamorphic reference: another path through compare, no missing row). At margin = −bound NO_REGRESSION holds
-    (ci_low ≥ −margin); one float below, it is held back as ``base_missing``."""
+    (ci_low ≥ −margin); one float below, it is held back as ``base_missing``. The bound in its words is on the side
+    of −margin the verdict read it on: at ci_low = −margin, four digits (``-0.1148``, below −0.1147995…) read "ci_low
+    is -0.1148: NO_REGRESSION holds either way"; it is written with every digit there."""
     down, cand = _pair(make_suite, tmp_path, {"down": frozenset({0})}, {"wrong": frozenset({0})})
     passed_base, same_cand = _pair(make_suite, tmp_path / "again", {}, {"wrong": frozenset({0})})
     reference = op.compare(passed_base, same_cand, release=MARGIN_10).table.iloc[0]
@@ -236,7 +238,8 @@ def test_the_bound_is_the_comparison_with_a_base_that_passed_there_and_its_margi
     low = float(reference["ci_low"])
     assert low < -(1 - 0.025 ** (1 / 60))  # one loss is worse than no change
     at = op.compare(down, cand, release={"regression": {"margin": -low}}).table.iloc[0]
-    assert at["verdict"] == "NO_REGRESSION" and f"ci_low is {low:.4g}: NO_REGRESSION holds either way" in at["reason"]
+    assert f"{low:.4g}" == "-0.1148" and float(f"{low:.4g}") < low  # the premise: four digits lie below −margin
+    assert at["verdict"] == "NO_REGRESSION" and f"ci_low is {low!r}: NO_REGRESSION holds either way" in at["reason"]
     below = op.compare(down, cand, release={"regression": {"margin": math.nextafter(-low, 0.0)}}).table.iloc[0]
     assert below["verdict"] == "INSUFFICIENT_EVIDENCE" and below["reason"].startswith("base_missing: 1 ")
 

@@ -207,3 +207,41 @@ def test_outcome_summary_groups_come_sorted_whatever_the_row_order() -> None:
         {"criterion": "a", "expected": 1, "verified": 0, "failed": 1},
         {"criterion": "z", "expected": 2, "verified": 1, "failed": 1},
     ]
+
+
+def test_the_rows_of_a_receipts_frame_read_back_as_the_same_receipts() -> None:
+    """A frame's row holds NaN for no text, NaT for no time and pd.NA for no exit code, and an ``epoch``: given back
+    to receipts_frame, the first failed ("key 'expected_sha256': Input should be a valid string (got nan)"), a
+    missing receipt's NaT read as a time without a timezone ("datetime NaT has no timezone") and the epoch as a key
+    no receipt has. Each reads as no value now, and the epoch as the row's: the same frame, the same receipts."""
+    ev = Evidence(artifact_id="monthly-report", observed_at=T0 + timedelta(minutes=10),
+                  modified_at=T0 + timedelta(minutes=5), sha256="a" * 64, validator="v", validator_exit_code=0,
+                  evidence_source="local_file_stat")
+    verified = classify_outcome(OutcomeContract(artifact_id="monthly-report", validator="v"), ev, run_started_at=T0)
+    missing = classify_outcome(OutcomeContract(artifact_id="invoice"), None, run_started_at=T0)
+    frame = receipts_frame([verified, missing], case_ids=["ord-001", "ord-002"])
+    frame.loc[1, "epoch"] = 2  # the second epoch of a run with epochs: 2
+    rows = frame.to_dict("records")
+    assert pd.isna(rows[1]["observed_at"]) and pd.isna(rows[1]["validator_exit_code"])  # the premise: NaT, pd.NA
+    assert pd.isna(rows[0]["expected_sha256"])  # and NaN
+    again = receipts_frame(rows)
+    pd.testing.assert_frame_equal(again, frame)
+    for row, receipt_ in zip(again.to_dict("records"), (verified, missing), strict=True):  # the receipts by hand
+        assert Receipt.model_validate({k: None if pd.isna(v) else v for k, v in row.items()
+                                       if k not in ("case_id", "epoch")}) == receipt_
+    assert again["epoch"].tolist() == [1, 2]
+    assert receipts_frame([{**rows[0], "epoch": None}])["epoch"].tolist() == [1]  # none: 1, as without epochs
+
+
+@pytest.mark.parametrize("epoch", [0, True, "2", 1.5])
+def test_a_mappings_epoch_is_a_whole_number_from_one(epoch: object) -> None:
+    row = {**receipt("stale").to_json_dict(), "epoch": epoch}
+    with pytest.raises(ValueError, match=r"^receipts\[0\]: key 'epoch': must be a whole number from 1 .*, got "):
+        receipts_frame([row])
+
+
+def test_a_list_holding_a_missing_value_is_not_a_missing_value() -> None:
+    """Only a missing scalar reads as no value: ``pd.isna([None])`` is an array whose truth was True, so a validator
+    given as ``[None]`` read as none named, a contract that checks nothing."""
+    with pytest.raises(ValueError, match=r"^receipts\[0\]: key 'validator': "):
+        receipts_frame([{**receipt("stale").to_json_dict(), "validator": [None]}])

@@ -201,3 +201,39 @@ def test_a_compare_row_without_a_reason_ends_with_its_counts_not_a_space(make_su
     assert rows["kept"].endswith(" n=4 pass->fail=0 fail->pass=0"), rows
     reason = table.set_index("criterion").loc["answer_matches", "reason"]
     assert reason and rows["answer_matches"].endswith(f"fail->pass=0 {reason}"), rows
+
+
+def test_a_low_end_equal_to_minus_margin_is_shown_on_its_side_with_the_margin_whole(
+        make_suite: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs of 20 cases that all pass: the paired interval is ±(1 − 0.025^(1/20)) = ±0.1684334709830854 by hand
+    (0 discordant rows, Clopper–Pearson). At a margin equal to that low end, ci_low = −margin exactly and the rule
+    (ci_low ≥ −margin) says NO_REGRESSION. The low end shows every digit (three outward, -0.169, would lie below
+    −margin); the margin was shown to six significant digits (``margin 0.168433``, in the repr, the HTML, the
+    command's header and the plot's legend), above the low end shown beside it: a regression to the eye."""
+    from oloproof_nb.cli import main
+
+    cases = [{"id": f"c{i:02d}", "input": {"answer": "ok", "i": i}, "initial_state": {}, "expected": {"answer": "ok"}}
+             for i in range(20)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}])
+    base, cand = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("b", "c"))
+    low = float(op.compare(base, cand).table.iloc[0]["ci_low"])
+    assert low == pytest.approx(-(1 - 0.025 ** (1 / 20)), abs=1e-15)  # the hand bound
+    margin = -low
+    cmp = op.compare(base, cand, release={"regression": {"margin": margin}})
+    row = cmp.table.iloc[0]
+    assert (row["ci_low"], row["margin"], row["verdict"]) == (-margin, margin, "NO_REGRESSION")  # exactly at it
+    shown = repr(margin)  # every digit, as release.yaml would hold it (no exponent at this size)
+    assert "e" not in shown and len(shown) > 8  # the premise: more digits than six significant ones
+    text = repr(cmp)
+    assert text.splitlines()[0].endswith(f", margin {shown}") and f"[-{shown}, +0.169]" in text, text
+    html = cmp._repr_html_()
+    assert f"lies below −{shown}." in html and f'<td class="num">-{shown}</td>' in html
+    legend = [t.get_text() for t in op.plots.compare(cmp).get_legend().get_texts()]
+    assert f"−margin ({shown})" in legend
+    release = tmp_path / "release.yaml"
+    release.write_text(f"regression: {{margin: {shown}}}\n", encoding="utf-8")
+    assert main(["compare", str(base.directory), str(cand.directory), "--release", str(release)]) == 0
+    out = capsys.readouterr().out
+    assert f"interval; margin {shown}\n" in out and re.search(rf"-{re.escape(shown)}\s+\+0\.169\s", out), out
+    for number in re.findall(r"-0\.1\d+", out + text):  # no low end shown, nor margin, on the other side
+        assert float(number) >= -margin
