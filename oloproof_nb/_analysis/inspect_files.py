@@ -9,6 +9,7 @@ member too large uncompressed.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import zipfile
@@ -97,7 +98,11 @@ def check_log_nesting(file: Path) -> None:
     (``sys.get_int_max_str_digits()``, 4,300 by default: ijson 3.6's C parser, which inspect-ai reads with, then
     crashed the process with SIGSEGV, exit 139, on such an integer; one followed by a fraction or an exponent, which
     it reads, is refused too), or an archive member larger than :data:`MAX_LOG_MEMBER_BYTES` uncompressed, before
-    inspect-ai reads it (one line naming the file and the member)."""
+    inspect-ai reads it (one line naming the file and the member). An archive that cannot be read is one line naming
+    the file and why: no zip, an encrypted member (RuntimeError), or a member whose compressed bytes are damaged, which
+    its decompressor refuses with its own kind of error (``zlib.error``, ``EOFError``, ``lzma.LZMAError``, zstandard's
+    ``ZstdError`` for the zstd members Inspect AI writes: a log with a few damaged bytes was an internal error, "a
+    bug in oloproof_nb")."""
     limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
 
     def check(data: bytes, where: str) -> None:
@@ -120,7 +125,9 @@ def check_log_nesting(file: Path) -> None:
                         check(_member(archive, info, file), f"{file}: {info.filename}")
         else:
             check(file.read_bytes(), str(file))
-    except (OSError, zipfile.BadZipFile, RuntimeError) as exc:  # RuntimeError: an encrypted member
+    except (OloproofError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a damaged archive or member raises many kinds (see the docstring)
         raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc})") from None
 
 
@@ -212,7 +219,8 @@ def is_inspect_source(path: Path) -> bool:
         return False
     if path.exists() and not path.is_dir():  # a FIFO named x.eval: "not a regular file", never opened
         return path.suffix in (".eval", ".json") or (path.is_file() and is_inspect_log(path))
-    if not path.is_dir() or (path / MANIFEST).exists() or (path / SUITE_FILE).exists():
+    # lexists: a run whose manifest.json is a dangling link is a run that cannot be read, not a folder of logs
+    if not path.is_dir() or os.path.lexists(path / MANIFEST) or (path / SUITE_FILE).exists():
         return False
     try:
         if any((f / MANIFEST).is_file() or (f / SUITE_FILE).is_file() for f in path.iterdir()):
@@ -220,11 +228,12 @@ def is_inspect_source(path: Path) -> bool:
         near = log_folder_files(path)
     except OSError:  # an unreadable folder: the caller says what is wrong with it
         return False
-    unread = [f for f in near if f.suffix == ".json" and f.is_file() and _cannot_read(f) is not None]  # may be logs
+    unread = [f for f in near if f.suffix == ".json" and (f.is_file() or f.is_symlink())  # may be logs
+              and _cannot_read(f) is not None]
     # a .json named as Inspect AI names its logs is one (an empty one a killed eval left): a folder holding only it
     # is a log folder whose log :func:`inspect_log_files` names, not "not a run directory"
     return bool(unread) or any(f.suffix == ".eval" or _named_json_log(f)
-                               or (f.suffix == ".json" and (is_inspect_log(f) or _cut_json_log(f) is not None))
+                               or (f.suffix == ".json" and (is_inspect_log(f) or _unreadable_json_log(f) is not None))
                                for f in near)
 
 
@@ -239,18 +248,36 @@ _TRUNCATED_SORTED = ("its keys in another order, it starts with an Inspect AI lo
                      "before the eval names its \"run_id\" and \"task\": cut short")
 
 
-def _cut_json_log(f: Path) -> str | None:
-    """How the ``.json`` file ``f`` is a log cut short, or None: it starts as an Inspect AI log does (its first key
+#: A UTF-8 byte order mark: an editor or a tool that saved a log again may put it first (PowerShell's ``Set-Content
+#: -Encoding UTF8``, Notepad), and Inspect AI cannot read a log that starts with it.
+_BOM = b"\xef\xbb\xbf"
+
+_BOM_JSON = ("it starts with a UTF-8 byte order mark (added by a tool that saved it again), which Inspect AI cannot "
+             "read: remove its first 3 bytes")
+
+
+def _unreadable_json_log(f: Path) -> str | None:
+    """How the ``.json`` file ``f`` is a log Inspect AI cannot read, or None: it starts with a UTF-8 byte order mark
+    and then as a log does (:data:`_BOM_JSON`: a log with one in a folder of logs was skipped without a word, the
+    folder judged on its other logs), or it is a log cut short: it starts as an Inspect AI log does (its first key
     ``version``: :data:`_JSON_LOG_START`) but ends before the log's ``eval`` key (:data:`_TRUNCATED_JSON`), or, its
     keys sorted, starts with the log's ``eval`` object but ends before the ``run_id`` and ``task`` that make it a
     log (:data:`_TRUNCATED_SORTED`; once skipped without a word, its folder judged on the other logs). Only a
-    file within :data:`_HEAD_BYTES` can be one (a longer log names ``eval`` in its first bytes, and is read as a
-    log, whose reader says what is wrong), and one that is whole JSON is another file."""
+    file within :data:`_HEAD_BYTES` can be cut short (a longer log names ``eval`` in its first bytes, and is read as
+    a log, whose reader says what is wrong), and one that is whole JSON is another file. A file that is not a
+    regular one (a FIFO named ``x.json``) is none, and never opened: reading a FIFO waits for a writer."""
     try:
-        with f.open("rb") as handle:
+        handle, _ = open_regular(f)
+    except UnreadableFile:
+        return None
+    try:
+        with handle:
             data = handle.read(_HEAD_BYTES + 1)
     except OSError:
         return None
+    if data.startswith(_BOM):
+        rest = data[len(_BOM):].lstrip()
+        return _BOM_JSON if _JSON_LOG_START.match(rest) or _SORTED_LOG_START.match(rest) else None
     head = data.lstrip()
     if len(data) > _HEAD_BYTES:
         return None
@@ -271,12 +298,13 @@ def _cut_json_log(f: Path) -> str | None:
 
 def _damage(p: Path) -> str | None:
     """What is wrong with ``p``, given alone, when it is a log by its name or its first key but no readable one:
-    an ``.eval`` that is no zip archive holding ``header.json`` (cut short, damaged), a ``.json`` cut short
-    (:func:`_cut_json_log`) or named as Inspect AI names its logs; None for another file."""
+    an ``.eval`` that is no zip archive holding ``header.json`` (cut short, damaged), a ``.json`` cut short or
+    starting with a byte order mark (:func:`_unreadable_json_log`) or named as Inspect AI names its logs; None for
+    another file."""
     if p.suffix == ".eval":
         return ("an .eval log is a zip archive holding header.json or _journal/start.json, and this file is not one: "
                 "cut short or damaged")
-    cut = _cut_json_log(p)
+    cut = _unreadable_json_log(p)
     if cut is not None:
         return cut
     if _named_json_log(p):
@@ -316,7 +344,10 @@ def inspect_log_files(path: str | Path) -> list[Path]:
     if p.is_dir():
         near = log_folder_files(p)
         for f in near:  # a log that cannot be read, left out, would judge the folder on part of its samples
-            unread = _cannot_read(f) if f.suffix in (".eval", ".json") and f.is_file() else None
+            # a symbolic link whose log is gone (moved, a link loop) is a log that cannot be read too: a folder of
+            # links to logs, one of whose logs was moved, was judged on the others (30 of 30 passing, PASS)
+            linked = f.is_file() or f.is_symlink()
+            unread = _cannot_read(f) if f.suffix in (".eval", ".json") and linked else None
             if unread is not None:
                 raise OloproofError(f"{f}: {unread}; a log of this folder that cannot be read would leave its samples "
                                     "out: make it readable, or move it out of the folder")
@@ -329,11 +360,11 @@ def inspect_log_files(path: str | Path) -> list[Path]:
         # killed as it wrote its log, was skipped without a word and its folder judged on the other logs
         damaged = [f for f in near if _named_json_log(f) and f not in found]
         if damaged:
-            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log (named as Inspect AI names its logs, "
-                                "but not an eval log's JSON); repair or remove it, or read the other logs one by one")
-        # so is one that starts as a log does but ends before its "eval" key (a copy cut short, renamed): skipped
-        # without a word, its folder was judged on the other logs
-        cut = [(f, why) for f in near if f.suffix == ".json" and f not in found and (why := _cut_json_log(f))]
+            raise OloproofError(f"{damaged[0]}: not a readable Inspect AI log ({_damage(damaged[0])}); repair or "
+                                "remove it, or read the other logs one by one")
+        # so is one that starts as a log does but ends before its "eval" key (a copy cut short, renamed), or one
+        # that starts with a byte order mark: skipped without a word, its folder was judged on the other logs
+        cut = [(f, why) for f in near if f.suffix == ".json" and f not in found and (why := _unreadable_json_log(f))]
         if cut:
             raise OloproofError(f"{cut[0][0]}: not a readable Inspect AI log ({cut[0][1]}); repair or remove it, or "
                                 "read the other logs one by one")

@@ -265,3 +265,110 @@ def test_an_inspect_log_given_as_a_dangling_link_names_it(tmp_path: Path) -> Non
                                  "log or a folder of logs, or remove it")
     with pytest.raises(op.OloproofError, match=r"nowhere\.eval: no such file or folder$"):
         inspect_log_files(tmp_path / "nowhere.eval")
+
+
+def test_a_json_log_saved_again_with_a_byte_order_mark_is_named_not_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A .json log saved again by a tool that puts a UTF-8 byte order mark first (PowerShell's ``Set-Content -Encoding
+    UTF8``, Notepad), which Inspect AI cannot read, was no log: a folder of two evals of one task (30 samples that
+    pass, and 30 of which 10 fail, saved again so) was gated on the first alone, 30 of 30, PASS at 0.8, exit 0, where
+    the 60 samples read 50 of 60, BLOCK. Now it is one line naming it and the 3 bytes to remove, exit 2, in a folder
+    and given alone; its keys sorted too. A JSON file of another tool with one is still left out."""
+    from oloproof_nb._analysis.inspect_files import inspect_log_files, is_inspect_source
+    from oloproof_nb.cli import main
+
+    folder, alone = tmp_path / "logs", tmp_path / "alone"
+    folder.mkdir()
+    alone.mkdir()
+    (folder / "easy.json").write_text(_LOG_HEAD, encoding="utf-8")
+    (folder / "settings.json").write_bytes(b"\xef\xbb\xbf" + b'{"theme": "dark"}')  # no log
+    sorted_head = json.dumps(json.loads(_LOG_HEAD), sort_keys=True)
+    for where, text in ((folder / "hard.json", _LOG_HEAD), (alone / "hard.json", sorted_head)):
+        where.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    said = "hard.json: not a readable Inspect AI log (it starts with a UTF-8 byte order mark"
+    with pytest.raises(op.OloproofError, match=re.escape(said)):
+        inspect_log_files(folder)
+    assert is_inspect_source(alone)
+    for where in (folder, alone, alone / "hard.json"):
+        assert main(["gate", str(where)]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "remove its first 3 bytes" in err and len(err.strip().splitlines()) == 1, err
+    (folder / "hard.json").unlink()
+    assert [f.name for f in inspect_log_files(folder)] == ["easy.json"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here")
+def test_a_fifo_named_json_in_a_log_folder_is_left_out_never_opened(tmp_path: Path) -> None:
+    """A named pipe ``a.json`` (or ``z.json``) in a folder of logs was opened to see whether it was a log cut short,
+    and opening a FIFO waits for a writer: ``oloproof gate`` of the folder hung (killed by ``timeout 20``, exit 124).
+    Now it is left out, as is any file that is no regular one, and the folder's log is read (in a child process, so
+    that a hang fails the test rather than stopping the run)."""
+    import os
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "whole.json").write_text(_LOG_HEAD, encoding="utf-8")
+    os.mkfifo(folder / "a.json")
+    os.mkfifo(folder / "z.json")
+    script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis import inspect_files\n"
+              "print(inspect_files.is_inspect_source(Path(sys.argv[1])))\n"
+              "print([f.name for f in inspect_files.inspect_log_files(sys.argv[1])])\n")
+    done = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["True", "['whole.json']"], done.stderr
+
+
+@pytest.mark.parametrize("method", ["ZIP_DEFLATED", "ZIP_LZMA"])
+def test_an_eval_log_whose_member_bytes_are_damaged_is_one_line_not_an_internal_error(tmp_path: Path,
+                                                                                      method: str) -> None:
+    """An .eval log with a few damaged bytes inside a sample's compressed member (its zip directory whole, so it is a
+    log by its members' names) made its decompressor raise its own kind of error, zlib.error or lzma.LZMAError (and
+    zstandard's ZstdError for the zstd members Inspect AI writes), which ``oloproof gate`` reported as an internal
+    error, "a bug in oloproof_nb", with a traceback file. Now it is one line naming the file."""
+    import zipfile
+
+    from oloproof_nb._analysis.inspect_files import check_log_nesting
+
+    log = tmp_path / "run.eval"
+    sample = json.dumps({"id": "s1", "epoch": 1, "messages": [{"content": f"turn {i}"} for i in range(400)]})
+    with zipfile.ZipFile(log, "w", getattr(zipfile, method)) as archive:
+        archive.writestr("header.json", _LOG_HEAD)
+        archive.writestr("samples/s1_epoch_1.json", sample)
+    with zipfile.ZipFile(log) as archive:
+        info = archive.getinfo("samples/s1_epoch_1.json")
+    data = bytearray(log.read_bytes())
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 20
+    data[start:start + 40] = bytes(b ^ 0x5A for b in data[start:start + 40])
+    log.write_bytes(bytes(data))
+    assert is_inspect_log(log)
+    with pytest.raises(op.OloproofError, match=re.escape(f"{log}: cannot read this Inspect AI log (")):
+        check_log_nesting(log)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links need privileges there")
+def test_a_json_link_whose_log_is_gone_is_named_not_left_out(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder of symbolic links to logs, one of whose .json logs was moved away (a dangling link), was judged on the
+    others without a word: 30 of 30 passing, PASS at 0.8, exit 0, where the two evals read 50 of 60, BLOCK (an .eval
+    link so was already refused, as a damaged log). Now the link is named, as a log that cannot be read is, in a folder
+    and in a folder holding nothing else; a .json link that is a loop too."""
+    from oloproof_nb._analysis.inspect_files import inspect_log_files, is_inspect_source
+    from oloproof_nb.cli import main
+
+    folder, alone = tmp_path / "logs", tmp_path / "alone"
+    folder.mkdir()
+    alone.mkdir()
+    (folder / "easy.json").write_text(_LOG_HEAD, encoding="utf-8")
+    for where in (folder, alone):
+        (where / "hard.json").symlink_to(tmp_path / "moved" / "hard.json")
+    said = f"{folder / 'hard.json'}: is a dangling symbolic link"
+    with pytest.raises(op.OloproofError, match=re.escape(said)):
+        inspect_log_files(folder)
+    assert is_inspect_source(alone)
+    for where in (folder, alone):
+        assert main(["gate", str(where)]) == 2
+        err = capsys.readouterr().err
+        assert "hard.json: is a dangling symbolic link" in err and "would leave its samples out" in err, err
+    (folder / "hard.json").unlink()
+    (folder / "loop.json").symlink_to(folder / "loop.json")
+    with pytest.raises(op.OloproofError, match=re.escape(f"{folder / 'loop.json'}: cannot read")):
+        inspect_log_files(folder)
