@@ -1783,3 +1783,15 @@ def test_all_missing_quotes_each_runs_commonest_reason(make_suite: Callable[...,
     assert (row["n"], row["missing"], row["verdict"]) == (40, 40, "INSUFFICIENT_EVIDENCE")
     assert row["reason"] == (f'all_missing; every paired row is missing in a run: in the base run "{why}" (all 20 '
                              f'rows) and in the candidate run "{why}" (all 20 rows)')
+
+
+def test_a_release_given_as_the_text_of_its_path_is_read_as_the_path_is(make_suite: Callable[..., Path],
+                                                                       tmp_path: Path) -> None:
+    # "the path of a release.yaml": a str as a Path (only other types are refused)
+    root = make_suite(_cases(4), evaluators=[{"type": "answer_matches"}])
+    run, again = _run(root, tmp_path / "r"), _run(root, tmp_path / "again")
+    release = tmp_path / "release.yaml"
+    release.write_text("regression:\n  margin: 0.2\nmin_clusters: 20\n", encoding="utf-8")
+    as_text, as_path = op.compare(run, again, release=str(release)), op.compare(run, again, release=release)
+    assert as_text.notes == as_path.notes
+    assert as_text.table.equals(as_path.table)

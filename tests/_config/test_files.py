@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+import os
 import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,7 +15,7 @@ from _hostile_files import SPECIAL_KINDS, alias_bomb, bounded, make_special
 
 from oloproof_nb._config import files
 from oloproof_nb._config.files import MAX_YAML_VALUES, UnreadableFile, read_regular, read_yaml
-from oloproof_nb._config.release import load_release
+from oloproof_nb._config.release import load_release, parse_release
 from oloproof_nb.errors import ConfigError
 
 KIND_WORDS = {"fifo": "is a named pipe (FIFO), not a regular file", "dir": "is a directory, not a regular file",
@@ -426,3 +428,55 @@ def test_a_yaml_syntax_error_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         read_yaml(path)
     assert str(info.value) == f"{path}: not valid YAML at line 3: mapping values are not allowed here"
+
+
+def test_a_link_that_leads_to_a_file_is_no_dangling_link(tmp_path: Path) -> None:
+    # a run folder under a linked parent (/tmp on macOS), a release.yaml that is a link to the real one: nothing to
+    # name
+    (tmp_path / "real.yaml").write_text("x: 1\n", encoding="utf-8")
+    (tmp_path / "release.yaml").symlink_to("real.yaml")
+    assert files.dangling_link(tmp_path / "release.yaml") is None
+    assert read_regular(tmp_path / "release.yaml", 10) == b"x: 1\n"
+
+
+def test_a_file_replaced_by_a_dangling_link_before_it_is_opened_is_named_as_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # stat saw the file; by the open it was a link to nothing (a writer's rename): named as when stat sees the link
+    path = tmp_path / "release.yaml"
+    path.write_text("x: 1\n", encoding="utf-8")
+    real_open = os.open
+
+    def replaced(name: Any, *args: Any, **kwargs: Any) -> int:
+        if Path(name) == path:
+            path.unlink()
+            path.symlink_to("gone.yaml")
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", replaced)
+    with pytest.raises(UnreadableFile) as info:
+        read_regular(path, 10)
+    assert str(info.value) == ("is a dangling symbolic link (it points to 'gone.yaml', which does not exist); "
+                               "point it at the file, or remove it")
+    assert not info.value.missing
+
+
+def test_a_real_number_whose_text_is_no_float_is_the_float_python_makes_of_it() -> None:
+    # plain_number reads a NumPy float's shortest text; a real number of another kind, whose text is words, is
+    # widened as float() widens it, never kept as the object it was
+    class Half:
+        def __float__(self) -> float:
+            return 0.5
+
+        def __str__(self) -> str:
+            return "one half"
+
+    numbers.Real.register(Half)
+    value = files.plain_number(Half())
+    assert type(value) is float and value == 0.5
+
+
+def test_a_bool_is_no_number_plain_number_turns_into_one() -> None:
+    # True is an int: made 1, a release threshold of True passed its "a number, not a bool" check as 1
+    assert files.plain_number(True) is True and files.plain_number(False) is False
+    with pytest.raises(ConfigError, match="threshold of 'a' must be a number between 0 and 1"):
+        parse_release({"criteria": {"a": True}}, "release")

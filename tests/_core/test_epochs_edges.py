@@ -385,3 +385,21 @@ def test_whole_numbers_given_as_floats_are_counts_and_a_fraction_is_not() -> Non
     assert float(op.pass_hat_k(5.0, 3.0, 2)) == pytest.approx(0.3)
     with pytest.raises(ValueError, match="c must hold whole numbers"):
         op.pass_hat_k(5.0, 2.5, 2)
+
+
+def test_counts_of_an_unsigned_integer_array_are_whole_numbers() -> None:
+    # a frame's counts read as uint8 (pyarrow, a value_counts of bytes): 3 of 5 -> C(3,2)/C(5,2) = 3/10 by hand,
+    # 100 of 200 -> C(100,2)/C(200,2) = 4950/19900; pass@2 = 1 - C(2,2)/C(5,2) = 9/10
+    n, c = np.array([5, 200], dtype=np.uint8), np.array([3, 100], dtype=np.uint8)
+    assert np.asarray(op.pass_hat_k(n, c, 2)).tolist() == pytest.approx([3 / 10, 4950 / 19900])
+    assert float(op.pass_at_k(np.uint8(5), np.uint8(3), 2)) == pytest.approx(9 / 10)
+    # fewer passes than k: C(1,2) = 0 by hand, so pass^2 = 0 and pass@2 = 1 (no count wraps round below zero)
+    assert float(op.pass_hat_k(np.uint8(5), np.uint8(1), 2)) == 0.0
+    assert float(op.pass_at_k(np.uint8(5), np.uint8(4), 2)) == 1.0
+
+
+@pytest.mark.parametrize(("n", "c"), [(float("inf"), 3), (5, float("-inf"))])
+def test_an_infinite_count_is_no_whole_number(n: float, c: float) -> None:
+    # inf equals its own rounding, and is no count: cast to an integer it was -9223372036854775808
+    with pytest.raises(ValueError, match="must hold whole numbers"):
+        op.pass_hat_k(n, c, 2)

@@ -439,3 +439,26 @@ def test_a_packed_view_keeps_an_expected_state_that_reads_a_list_by_position() -
             views = PairViews(packed, states)
             assert compare_pair("same_state", views[0], views[1], lists=rules)[0] is holds
             assert ("expected" in views[0]["case"]) is not holds  # kept only when it reads a list by position
+
+
+@pytest.mark.parametrize(("expected", "kept"), [
+    ({"tags": {"1": "new", "count": 2}}, True),  # one key an index among others: read by position all the same
+    ({"rows": [{"tags": {"0": "new"}}]}, True),  # inside a list, as positional_rules walks it
+    ({"tags": {}}, False),  # no key at all: no position
+    ({"tags": {"01": "new", "x": ["a"]}}, False),  # "01" is no list index
+])
+def test_a_packed_view_keeps_expected_exactly_where_positional_rules_finds_a_position(expected: Any,
+                                                                                     kept: bool) -> None:
+    from oloproof_nb._core.compare import positional_rules
+    from oloproof_nb._core.lists import ListMatch
+
+    record = {"case": {"id": "c1", "initial_state": {}, "expected": {"state": expected}}, "status": "completed",
+              "trajectory": {"steps": [], "answer": "x"}, "environment_state": {"state": {}}}
+    packed = pack_view(record)
+    # the reference: the rule positional_rules makes ordered, by hand for each pattern a position is under
+    patterns = {"tags": ListMatch("unordered"), "rows.*.tags": ListMatch("unordered")}
+    made_ordered = positional_rules(patterns, expected) != patterns
+    assert made_ordered is kept
+    assert ("expected" in packed) is kept
+    if kept:
+        assert packed[packed.index("expected") + 1] == {"state": expected}

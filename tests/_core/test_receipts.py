@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta, timezone, tzinfo
 
 import pytest
@@ -498,3 +499,15 @@ def test_a_receipts_exit_code_is_a_whole_number_only_as_the_evidences(code: obje
         Receipt.model_validate({**failed.model_dump(), "validator_exit_code": code})
     np = pytest.importorskip("numpy")
     assert Receipt.model_validate({**failed.model_dump(), "validator_exit_code": np.int64(1)}).validator_exit_code == 1
+
+
+@pytest.mark.parametrize("code", [False, True])
+def test_a_bool_exit_code_is_refused_in_words_that_say_what_to_give(code: bool) -> None:
+    # strict alone said "Input should be a valid integer" of False; the evidence and the receipt say both why
+    # (False read as exit 0 would pass a failed check) and what to give
+    failed = classify(contract(validator="report_schema_v3"), evidence(validator_exit_code=1))
+    words = re.escape(f"must be an exit code (0 passes), got {code}: give 0 for a pass and 1 for a failure")
+    with pytest.raises(ValidationError, match=words):
+        Receipt.model_validate({**failed.model_dump(), "validator_exit_code": code})
+    with pytest.raises(ValidationError, match=words):
+        evidence(validator_exit_code=code)

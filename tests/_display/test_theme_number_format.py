@@ -66,3 +66,12 @@ def test_an_end_a_float_step_under_its_threshold_is_shown_whole() -> None:
     shown = fmt_bound(end, "high", threshold=threshold)
     assert shown == repr(end)
     assert float(shown) < threshold
+
+
+def test_only_a_signed_tables_difference_carries_a_plus() -> None:
+    # the rule of fmt_cell's docstring: a table of differences signs its difference and interval ends, nothing else;
+    # a float32 difference (a frame's column of them) as a float64 one
+    assert fmt_cell("difference", 0.25, sign=True) == "+0.250"
+    assert fmt_cell("difference", np.float32(0.25), sign=True) == "+0.250"
+    assert fmt_cell("difference", 0.25) == "0.250"  # an unsigned table: as fmt_number writes it
+    assert fmt_cell("base_rate", 0.25, sign=True) == "0.250"  # a rate beside a difference: no sign

@@ -64,3 +64,35 @@ def test_a_file_that_reports_no_size_is_read_whole(monkeypatch: pytest.MonkeyPat
         pytest.skip("no /proc file of size 0 here")
     ev = observe_file(OutcomeContract(artifact_id="status", require_fresh=False), proc)
     assert ev is not None and ev.sha256 is not None and ev.sha256 != hashlib.sha256(b"").hexdigest()
+
+
+class _ReadLonger(_CutShort):
+    """A handle whose read goes on past the size the file had when opened: bytes appended while it was read, and cut
+    away again within the same clock tick (its version, as fstat gives it, unchanged)."""
+
+    def __init__(self, handle: Any, extra: bytes) -> None:
+        super().__init__(handle, 1 << 20)
+        self._extra = extra
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = super().read(size)
+        if not chunk:
+            chunk, self._extra = self._extra, b""
+        return chunk
+
+
+def test_a_read_that_goes_past_the_files_size_is_unobservable(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # the digest of REPORT + the extra line is of no version the file held (it held REPORT)
+    path = tmp_path / "report.json"
+    path.write_bytes(REPORT)
+    extra = b'{"appended": "and cut again"}\n'
+
+    def grown_while_read(where: Any) -> tuple[Any, Any]:
+        handle, info = open_regular(where)
+        return _ReadLonger(handle, extra), info
+
+    monkeypatch.setattr(observe, "open_regular", grown_while_read)
+    contract = OutcomeContract(artifact_id="report", expected_sha256=hashlib.sha256(REPORT + extra).hexdigest())
+    with pytest.raises(UnobservableArtifact, match="changed while it was read"):
+        observe_file(contract, path, now=lambda: datetime.now(timezone.utc))

@@ -32,7 +32,7 @@ def test_the_replays_of_the_cases_a_stopped_batch_ran_are_appended(tmp_path: Pat
     out = tmp_path / "run"
     try:
         with ThreadPoolExecutor(1) as executor:
-            with pytest.raises(op.OloproofError, match="^building the system raised RuntimeError"):
+            with pytest.raises(op.OloproofError, match="^building the system raised RuntimeError") as stopped:
                 op.run(root, out=out, executor=executor, chunk_size=2, progress=False, cache=False)
     finally:
         release.touch()  # the hung replay ends
@@ -41,6 +41,7 @@ def test_the_replays_of_the_cases_a_stopped_batch_ran_are_appended(tmp_path: Pat
     cases = [json.loads(line)["case"]["id"] for line in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
     replays = [json.loads(line) for line in (out / "replays.jsonl").read_text(encoding="utf-8").splitlines()]
     assert cases == ["c0"]
+    assert type(stopped.value) is op.OloproofError  # the batch's own carrier never reaches the user
     assert replays and {replay["case_id"] for replay in replays} == {"c0"}
     assert [event for event, cid, *_ in read_log(log) if event == "replay"] == ["replay"]  # the one that hung
     assert runs_of(read_log(log)) == ["c0"]

@@ -46,6 +46,8 @@ def _unvalidated(steps: list[Any]) -> Trajectory:
     (ToolCall.model_construct(tool="t", args=[1, 2]), {"tool": "t", "args": [1, 2]}),
     (ToolCall.model_construct(tool="t", args=None), {"tool": "t", "args": None}),
     (Message.model_construct(role="user", args=[1]), {"role": "user", "args": [1]}),
+    # its class says what it is, not a kind model_construct took unchecked
+    (ToolCall.model_construct(args={"id": 1}, kind="message"), {"kind": "tool_call", "args": {"id": 1}}),
 ])
 def test_an_unbuilt_step_gets_the_words_a_dict_gets(step: Any, as_dict: dict[str, Any]) -> None:
     with pytest.raises(SystemContractError) as from_dict:

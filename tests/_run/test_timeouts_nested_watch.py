@@ -129,3 +129,18 @@ def test_a_call_whose_wait_is_interrupted_is_told_ended(heard: list[bool]) -> No
         release.set()
     call_with_timeout(lambda: None, 5.0)
     assert heard == [True, False, True, False]
+
+
+def test_a_watch_set_anew_counts_no_call_of_the_one_before(heard: list[bool]) -> None:
+    # a call of the earlier watch that never ended (its worker state replaced mid-call): the new watch is told of
+    # the next call, which is outermost for it
+    earlier = watched()
+    earlier.__enter__()
+    try:
+        assert heard == [True]
+        told: list[bool] = []
+        set_call_watch(told.append)
+        call_with_timeout(lambda: None, 5.0)
+        assert told == [True, False]
+    finally:
+        earlier.__exit__(None, None, None)  # closed here, not by the garbage collector in a later test
