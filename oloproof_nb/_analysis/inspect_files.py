@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -117,18 +118,30 @@ def check_log_nesting(file: Path) -> None:
             raise OloproofError(f"{where}: holds a number whose integer part runs past {limit:,} digits (Python's "
                                 "limit for reading text as an integer); not an Inspect AI log oloproof reads")
 
+    for data, where in _json_texts(file):  # what is read is checked outside its reading's catch-all: a bug of
+        check(data, where)                    # ours in the check stays an internal error, not a damaged log
+
+
+def _json_texts(file: Path) -> Iterator[tuple[bytes, str]]:
+    """The bytes of a ``.json`` log, or of each ``.json`` member of an ``.eval`` archive, with where they are (see
+    :func:`check_log_nesting`). Reading an archive or a damaged member raises many kinds of error (a damaged
+    zstd member of a real log: ``BadZipFile``, ``ZstdError``, ``EOFError``, ``OSError``, ``NotImplementedError``),
+    each one line naming the file; only the reading is under that catch, never what the caller does with a member
+    (an exception raised there is not thrown into this generator)."""
     try:
-        if file.suffix == ".eval":
+        if file.suffix != ".eval":
+            data = file.read_bytes()
+        else:
             with zipfile.ZipFile(file) as archive:
                 for info in archive.infolist():
                     if info.filename.endswith(".json"):
-                        check(_member(archive, info, file), f"{file}: {info.filename}")
-        else:
-            check(file.read_bytes(), str(file))
+                        yield _member(archive, info, file), f"{file}: {info.filename}"
+            return
     except (OloproofError, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - a damaged archive or member raises many kinds (see the docstring)
         raise OloproofError(f"{file}: cannot read this Inspect AI log ({type(exc).__name__}: {exc})") from None
+    yield data, str(file)
 
 
 def is_inspect_log(path: str | Path) -> bool:

@@ -372,3 +372,29 @@ def test_a_json_link_whose_log_is_gone_is_named_not_left_out(tmp_path: Path,
     (folder / "loop.json").symlink_to(folder / "loop.json")
     with pytest.raises(op.OloproofError, match=re.escape(f"{folder / 'loop.json'}: cannot read")):
         inspect_log_files(folder)
+
+
+@pytest.mark.parametrize("suffix", [".eval", ".json"])
+def test_a_bug_in_checking_an_inspect_log_stays_an_internal_error(tmp_path: Path, suffix: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only reading a log is under the catch-all that makes a damaged archive one line: an error raised by the check
+    of what was read (a bug of ours) reached the user as "cannot read this Inspect AI log (IndexError: ...)", exit 2,
+    their readable log called damaged."""
+    import zipfile
+
+    from oloproof_nb._analysis import inspect_files
+
+    log = tmp_path / f"run{suffix}"
+    if suffix == ".eval":
+        with zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("header.json", _LOG_HEAD)
+    else:
+        log.write_text(_LOG_HEAD, encoding="utf-8")
+    inspect_files.check_log_nesting(log)  # readable: nothing to refuse
+
+    def broken(data: bytes) -> int:
+        raise IndexError("a bug of ours")
+
+    monkeypatch.setattr(inspect_files, "_bracket_depth", broken)
+    with pytest.raises(IndexError, match="a bug of ours"):
+        inspect_files.check_log_nesting(log)

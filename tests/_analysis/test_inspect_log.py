@@ -1718,3 +1718,17 @@ def test_samples_are_read_in_the_plans_order_and_a_huge_plan_by_its_summaries(mo
     assert list(inspect_log._samples(asked, file, _plan_header(["a", "b"], 2))) == [
         ("a", 1), ("a", 2), ("b", 1), ("b", 2)]
     assert calls == []
+
+
+@pytest.mark.slow  # a child process importing inspect-ai: about 3 s
+def test_a_zstd_eval_log_is_read_in_a_fresh_process_inspect(logs: dict[str, Path]) -> None:
+    """Inspect AI writes an .eval log's members with zstd (compression method 93), which the standard ``zipfile`` reads
+    only once inspect-ai is imported (``zipfile_zstd`` patches it in, before Python 3.14). :func:`check_log_nesting`
+    opens the archive with ``zipfile``: run before inspect-ai was imported, it refused every real log as "cannot read
+    this Inspect AI log (NotImplementedError: That compression method is not supported)". A fresh process, where
+    nothing imported inspect-ai before ``from_inspect``, pins that order."""
+    with zipfile.ZipFile(logs["eval"]) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {93}  # zstd: what this test is about
+    code = "import sys, oloproof_nb as op; print(len(op.from_inspect(sys.argv[1]).cases))"
+    out = subprocess.run([sys.executable, "-c", code, str(logs["eval"])], capture_output=True, text=True)
+    assert (out.returncode, out.stdout.strip()) == (0, "8"), out.stderr
