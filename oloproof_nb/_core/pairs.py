@@ -166,11 +166,27 @@ def _reads_by_position(node: Any) -> bool:
     >>> _reads_by_position({"tags": {"2": "new"}}), _reads_by_position({"tags": ["new"]}), _reads_by_position(None)
     (True, False, False)
     """
-    if isinstance(node, Mapping):
-        return any(list_index(str(k)) is not None for k in node) or any(_reads_by_position(v) for v in node.values())
-    if isinstance(node, list):
-        return any(_reads_by_position(v) for v in node)
+    # one walk without recursion that never looks twice at a text, a number or None (every record of a run judged
+    # across cases is packed: the recursive two-pass walk cost 26 µs a record on a state of 10 rows of lists)
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, value in item.items():
+                text = key if type(key) is str else str(key)
+                if text[:1] in _DIGITS and list_index(text) is not None:
+                    return True
+                if type(value) not in _LEAVES:
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack += [value for value in item if type(value) not in _LEAVES]
     return False
+
+
+#: What a state's walk never looks into (:func:`_reads_by_position`): JSON's texts, numbers, booleans and null.
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+#: The first character of a key that may name a list index (:func:`~.paths.list_index`).
+_DIGITS = frozenset("0123456789")
 
 
 def _calls_text(calls: list[list[Any]]) -> str | list[list[Any]]:
