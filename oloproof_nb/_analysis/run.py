@@ -32,7 +32,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
-from .._config.files import dangling_link, folder_problem
+from .._config.files import folder_problem
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
 from .._config.suite_config import SuiteConfig, parse_suite_config
@@ -40,7 +40,7 @@ from .._core.labels import Label
 from .._core.records import CaseRecord, Manifest, ReplayRecord
 from .._run.locate import runs_hint
 from .._run.states import StateReader
-from .._run.store import MANIFEST, REPLAYS, read_manifest, refuse_changed_journal
+from .._run.store import MANIFEST, REPLAYS, read_manifest, refuse_changed_journal, refuse_dangling_run_dir
 from ..errors import CopyChangedError, OloproofError, RunDirError
 from . import frames
 from .columnar import journal_fingerprint, read_frame
@@ -179,9 +179,7 @@ class Run(ColumnarCopy):
         if problem is not None:
             raise RunDirError(f"{directory}: {problem}; give a run directory you can read")
         if not directory.is_dir():
-            link = dangling_link(directory)
-            if link is not None:  # "no such run directory" of a link that is there
-                raise RunDirError(f"{directory}: {link}; point it at a run directory, or remove it")
+            refuse_dangling_run_dir(directory)  # "no such run directory" of a link that is there
             what = "not a directory" if directory.exists() else "no such run directory"
             raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
         read = journal_fingerprint(directory)[MANIFEST]  # the file read next, when it is still so after

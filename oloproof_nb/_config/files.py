@@ -51,13 +51,15 @@ class UnreadableFile(Exception):
 
     The message does not name the file: each caller raises its own error naming it
     (:class:`~oloproof_nb.errors.ConfigError`, :class:`~oloproof_nb.errors.CaseFileError`, ...).
-    ``missing`` is true when nothing is at the path (``file not found``); ``denied`` when the file is there but
+    ``missing`` is true when nothing is at the path (``file not found``); ``dangling`` when the path is a symbolic
+    link to nothing (:func:`dangling_link`: not ``missing``, the link is there); ``denied`` when the file is there but
     this process may not open it (``cannot read: Permission denied``: its mode or owner, not its kind).
     """
 
-    def __init__(self, message: str, *, missing: bool = False, denied: bool = False) -> None:
+    def __init__(self, message: str, *, missing: bool = False, dangling: bool = False, denied: bool = False) -> None:
         super().__init__(message)
         self.missing = missing
+        self.dangling = dangling
         self.denied = denied
 
 
@@ -183,7 +185,7 @@ def _not_found(path: str | Path) -> UnreadableFile:
     there, as a link, and reading it as absent would change what is decided (a run folder taken for no run)."""
     link = dangling_link(path)
     if link is not None:
-        return UnreadableFile(f"{link}; {LINK_HINT}")
+        return UnreadableFile(f"{link}; {LINK_HINT}", dangling=True)
     return UnreadableFile("file not found", missing=True)
 
 

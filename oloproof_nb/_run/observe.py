@@ -46,7 +46,7 @@ from .._config.contracts import (
     DEFAULT_OBSERVE_TIMEOUT_S,
     load_contract_file,
 )
-from .._config.files import UnreadableFile, dangling_link, open_regular
+from .._config.files import UnreadableFile, open_regular
 from .._core.canonical import iso, utc_now
 from .._core.case import Case
 from .._core.receipts import (
@@ -154,7 +154,7 @@ def _read_and_digest(path: Path, key: bytes | None, max_bytes: int, stop: thread
     try:
         handle, info = open_regular(real)
     except UnreadableFile as exc:
-        if exc.missing or dangling_link(real) is not None:  # a link to nothing: no artifact observed (``missing``)
+        if exc.missing or exc.dangling:  # a link to nothing too: no artifact observed (``missing``)
             return None
         raise
     with handle:

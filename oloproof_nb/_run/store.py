@@ -95,7 +95,8 @@ from .states import STATES, read_state_refs, split_case_states, split_replay_sta
 
 __all__ = ["RunStore", "read_jsonl", "read_manifest", "read_cases", "new_run_id", "record_key", "replay_key_of",
            "parse_record", "dumps", "Fsync", "MANIFEST", "CASES", "REPLAYS", "STATES", "INTERNAL_ERROR", "DIGESTED",
-           "refuse_changed_journal", "STARTED", "InFlight", "truncate_torn_tail", "stop_note"]
+           "refuse_changed_journal", "refuse_dangling_run_dir", "STARTED", "InFlight", "truncate_torn_tail",
+           "stop_note"]
 
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
@@ -442,9 +443,7 @@ class RunStore:
         """
         if not directory.exists() and not directory.is_symlink():  # a CI job retried on a fresh workspace
             raise RunDirError(f"{directory}: no run to resume (no such folder); start the run without resume=True")
-        link = dangling_link(directory)
-        if link is not None:  # "not a run directory (no manifest.json)" of a link that is there, as a load names it
-            raise RunDirError(f"{directory}: {link}; point it at a run directory, or remove it")
+        refuse_dangling_run_dir(directory)  # it said "not a run directory (no manifest.json)", where a load names it
         # lexists: a manifest.json that is a dangling link is named by read_manifest (it was "no manifest.json")
         if not directory.is_dir() or not (os.path.lexists(directory / MANIFEST)
                                           or (directory / _MANIFEST_TMP).is_file()):
@@ -779,6 +778,16 @@ def _reusable(directory: Path) -> bool:
     except OSError as exc:
         raise RunDirError(f"{directory}: cannot list the run directory ({exc.strerror})") from None
     return names <= _LEFT_BY_A_KILLED_CREATION
+
+
+def refuse_dangling_run_dir(directory: Path) -> None:
+    """Raise :class:`~oloproof_nb.errors.RunDirError` naming ``directory`` and where it points when it is a symbolic
+    link to nothing (:func:`~oloproof_nb._config.files.dangling_link`): a run folder moved, given to a load or a
+    resume, where "no such run directory" or "no manifest.json" sent the user looking for a folder that is there,
+    as a link."""
+    link = dangling_link(directory)
+    if link is not None:
+        raise RunDirError(f"{directory}: {link}; point it at a run directory, or remove it")
 
 
 def _dangling_link(directory: Path) -> tuple[Path, str] | None:
