@@ -255,8 +255,7 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None, *, on_system
     done = threading.Lock()
     done.acquire()
     helper: _Helper | None = getattr(_LOCAL, "helper", None)
-    watch = _watch_start()
-    try:
+    with watched():
         if helper is None or not helper.submit(fn, box, done):
             helper = _LOCAL.helper = _Helper()
             helper.submit(fn, box, done)
@@ -265,9 +264,6 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float | None, *, on_system
         except BaseException:  # interrupted while waiting: this helper may still be busy
             _abandon(helper, on_system)
             raise
-    finally:
-        if watch is not None:
-            _watch_end(watch)
     if not finished:
         _abandon(helper, on_system)
         raise CaseTimeout(limit if limit is not None else 0.0)
