@@ -103,6 +103,11 @@ def dangling_link(path: str | Path) -> str | None:
     try:
         os.stat(path)
     except FileNotFoundError:  # what it points to is not there (one through a file: "Not a directory", not this)
+        if os.path.lexists(os.path.join(os.path.dirname(path), target)):
+            # a link to a link (latest -> run-7 -> /mnt/old/run-7): 'run-7' is there, as a link; where the chain
+            # ends is not (it said "it points to 'run-7', which does not exist", beside an ls that lists it)
+            return (f"is a dangling symbolic link (it points to {quote(target)}, a link that leads to "
+                    f"{quote(os.path.realpath(path))}, which does not exist)")
         return f"is a dangling symbolic link (it points to {quote(target)}, which does not exist)"
     except (OSError, ValueError):  # a loop of links, no permission: the caller's own words
         return None
@@ -211,7 +216,11 @@ def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
         raise UnreadableFile(f"cannot read: {_reason(exc)}", denied=isinstance(exc, PermissionError)) from None
     if not stat.S_ISREG(info.st_mode):
         raise UnreadableFile(f"is {_kind(info.st_mode)}, not a regular file")
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    # O_NONBLOCK is POSIX's (Windows has none, and no FIFO to wait on: os.O_NONBLOCK raised AttributeError there,
+    # on every file read); O_BINARY is Windows': without it the C runtime reads in text mode, "\r\n" as "\n" and
+    # a 0x1A byte as the end of the file (an artifact's digest of other bytes than the file's)
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_BINARY", 0))
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:  # removed since the stat

@@ -109,6 +109,8 @@ _WATCH: Callable[[bool], None] | None = None
 _WATCH_THREAD: int | None = None
 #: The watched thread's calls running, one inside another (a module that calls a timed routine as it is imported).
 _WATCH_DEPTH = 0
+#: How many times the watch was set: a call counted under an earlier watch is not counted down under a later one.
+_WATCH_SET = 0
 
 
 def set_call_watch(watch: Callable[[bool], None] | None) -> None:
@@ -120,13 +122,15 @@ def set_call_watch(watch: Callable[[bool], None] | None) -> None:
     wraps — is part of the call it is in: its end said ``watch(False)`` while that call still ran, which left a
     call holding the GIL after it untimed (a process-isolated run hung for as long as it ran).
     """
-    global _WATCH, _WATCH_THREAD, _WATCH_DEPTH
+    global _WATCH, _WATCH_THREAD, _WATCH_DEPTH, _WATCH_SET
     _WATCH, _WATCH_THREAD, _WATCH_DEPTH = watch, (None if watch is None else threading.get_ident()), 0
+    _WATCH_SET += 1
 
 
-def _watch_start() -> Callable[[bool], None] | None:
+def _watch_start() -> tuple[Callable[[bool], None], int] | None:
     """Count a call of the watched thread starting, telling the watch when it is the outermost: the watch to tell
-    its end (:func:`_watch_end`), None when the call is not the watched thread's."""
+    its end and the setting it was counted under (:func:`_watch_end`), None when the call is not the watched
+    thread's."""
     global _WATCH_DEPTH
     watch = _WATCH
     if watch is None or threading.get_ident() != _WATCH_THREAD:
@@ -138,12 +142,17 @@ def _watch_start() -> Callable[[bool], None] | None:
         except BaseException:  # not told: its end is not either
             _WATCH_DEPTH -= 1
             raise
-    return watch
+    return watch, _WATCH_SET
 
 
-def _watch_end(watch: Callable[[bool], None]) -> None:
-    """Count a call :func:`_watch_start` counted ending, telling ``watch`` when it was the outermost."""
+def _watch_end(started: tuple[Callable[[bool], None], int]) -> None:
+    """Count a call :func:`_watch_start` counted ending, telling its watch when it was the outermost. A call counted
+    under an earlier watch (set anew while it ran, its count started again at 0) is not counted down: it took the
+    new count below 0, and no later call was told of (each one untimed)."""
     global _WATCH_DEPTH
+    watch, setting = started
+    if setting != _WATCH_SET:
+        return
     _WATCH_DEPTH -= 1
     if _WATCH_DEPTH == 0:
         watch(False)
@@ -153,12 +162,12 @@ def _watch_end(watch: Callable[[bool], None]) -> None:
 def watched() -> Iterator[None]:
     """Tell the watch (:func:`set_call_watch`) of user code this thread runs itself (a worker imports the system's
     module: it may hang too), as of a call; a timed call inside it is part of it, however it ends."""
-    watch = _watch_start()
+    started = _watch_start()
     try:
         yield
     finally:
-        if watch is not None:
-            _watch_end(watch)
+        if started is not None:
+            _watch_end(started)
 
 
 class _Helper:

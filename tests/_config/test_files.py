@@ -16,7 +16,7 @@ from _hostile_files import SPECIAL_KINDS, alias_bomb, bounded, make_special
 from oloproof_nb._config import files
 from oloproof_nb._config.files import MAX_YAML_VALUES, UnreadableFile, read_regular, read_yaml
 from oloproof_nb._config.release import load_release, parse_release
-from oloproof_nb.errors import ConfigError
+from oloproof_nb.errors import ConfigError, quote
 
 KIND_WORDS = {"fifo": "is a named pipe (FIFO), not a regular file", "dir": "is a directory, not a regular file",
               "device": "is a character device, not a regular file"}
@@ -270,6 +270,28 @@ def test_a_fifo_swapped_in_after_the_stat_is_refused_by_the_check_of_the_open_de
     assert str(info.value) == KIND_WORDS["fifo"]
 
 
+def test_a_file_is_opened_without_o_nonblock_where_there_is_none_and_in_binary_mode(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows' os module has no O_NONBLOCK (reading any file raised AttributeError there: no suite, release or run
+    could be loaded), and its C runtime opens a descriptor in text mode unless given O_BINARY ("\\r\\n" read as
+    "\\n", a 0x1A byte as the end of the file: an artifact's digest of other bytes than it holds)."""
+    path = tmp_path / "report.json"
+    path.write_bytes(b'{"a": 1}\r\n\x1a{"b": 2}\n')
+    binary = 0x8000  # Windows' O_BINARY
+    flags_given: list[int] = []
+    real_open = os.open
+
+    def open_as_on_windows(file: Any, flags: int, *args: Any) -> int:
+        flags_given.append(flags)
+        return real_open(file, flags & ~binary, *args)
+
+    monkeypatch.delattr(files.os, "O_NONBLOCK")
+    monkeypatch.setattr(files.os, "O_BINARY", binary, raising=False)
+    monkeypatch.setattr(files.os, "open", open_as_on_windows)
+    assert read_regular(path, 100) == b'{"a": 1}\r\n\x1a{"b": 2}\n'
+    assert len(flags_given) == 1 and flags_given[0] & binary
+
+
 _UNREADABLE_CALLS = {  # the call, the error class, and what the message says to give instead
     "load_suite": ("op.load_suite(P)", "ConfigError", "give a suite folder you can read"),
     "load_run": ("op.load_run(P)", "RunDirError", "give a run directory you can read"),
@@ -437,6 +459,18 @@ def test_a_link_that_leads_to_a_file_is_no_dangling_link(tmp_path: Path) -> None
     (tmp_path / "release.yaml").symlink_to("real.yaml")
     assert files.dangling_link(tmp_path / "release.yaml") is None
     assert read_regular(tmp_path / "release.yaml", 10) == b"x: 1\n"
+
+
+def test_a_link_to_a_dangling_link_names_where_the_chain_ends(tmp_path: Path) -> None:
+    """``latest`` -> ``run-7`` -> a folder that is gone: ``run-7`` is there, as a link, and was said not to exist."""
+    gone = tmp_path / "gone" / "run-7"
+    (tmp_path / "run-7").symlink_to(gone)
+    (tmp_path / "latest").symlink_to("run-7")
+    end = os.path.realpath(gone)  # /private/var/... of /var/... on macOS
+    assert files.dangling_link(tmp_path / "latest") == (
+        f"is a dangling symbolic link (it points to 'run-7', a link that leads to {quote(end)}, which does not exist)")
+    assert files.dangling_link(tmp_path / "run-7") == (
+        f"is a dangling symbolic link (it points to {quote(str(gone))}, which does not exist)")
 
 
 def test_a_file_replaced_by_a_dangling_link_before_it_is_opened_is_named_as_one(

@@ -144,3 +144,16 @@ def test_a_watch_set_anew_counts_no_call_of_the_one_before(heard: list[bool]) ->
         assert told == [True, False]
     finally:
         earlier.__exit__(None, None, None)  # closed here, not by the garbage collector in a later test
+
+
+def test_a_call_of_an_earlier_watch_that_ends_leaves_the_count_of_the_new_one_as_it_is(heard: list[bool]) -> None:
+    # counted down under the new watch, its end took that count below 0: no later call was told of, each untimed
+    earlier = watched()
+    earlier.__enter__()
+    told: list[bool] = []
+    set_call_watch(told.append)
+    earlier.__exit__(None, None, None)
+    call_with_timeout(lambda: None, 5.0)
+    with watched():
+        call_with_timeout(lambda: None, 5.0)
+    assert told == [True, False, True, False] and heard == [True]
