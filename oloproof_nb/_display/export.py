@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.paths import Absent
-from .._run.disk import make_folders
+from .._run.disk import make_folders, open_fd
 from ..errors import ExportError
 from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
@@ -148,7 +148,7 @@ def write_file(path: Path, data: str | bytes) -> None:
         mode = None
     tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
+        fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
         if mode is not None:

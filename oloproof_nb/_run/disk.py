@@ -38,9 +38,11 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     too; ``fcntl``'s ``F_DUPFD`` is POSIX only, and on Windows the file had stayed on the freed number).
 
     With ``os.O_CREAT`` a file made (found empty) is one its owner can read and write
-    (:func:`owner_reads_and_writes`), whatever the umask is when it is made.
+    (:func:`owner_reads_and_writes`), whatever the umask is when it is made. On Windows the file is opened with
+    ``os.O_BINARY``: its C runtime opens a descriptor in text mode otherwise, and each ``"\\n"`` written became
+    ``"\\r\\n"`` on the disk (other bytes than the ones counted and hashed as they were written).
     """
-    fd = above_standard(os.open(path, flags, mode))
+    fd = above_standard(os.open(path, flags | getattr(os, "O_BINARY", 0), mode))
     if flags & os.O_CREAT:
         try:
             if os.fstat(fd).st_size == 0:  # made now (or empty): a file that holds something keeps its mode

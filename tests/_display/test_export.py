@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
@@ -487,3 +488,22 @@ def test_an_export_under_a_umask_that_takes_the_owners_permissions_leaves_no_fol
         "folders made here are mode 0000, which their owner cannot read, write and search; set a umask that leaves "
         "the owner all three (umask 022, or 077 to keep them private); choose another path")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_export_is_written_in_binary_mode_where_the_platform_has_one(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows' C runtime opens a descriptor in text mode unless given ``O_BINARY``: a CSV or JSON export's "\\n"
+    landed as "\\r\\n" (another file than the bytes made)."""
+    binary = 0x8000  # Windows' O_BINARY
+    flags_given: list[int] = []
+    real_open = os.open
+
+    def open_as_on_windows(file: Any, flags: int, *args: Any) -> int:
+        flags_given.append(flags)
+        return real_open(file, flags & ~binary, *args)
+
+    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
+    monkeypatch.setattr(os, "open", open_as_on_windows)
+    op.export_table(pd.DataFrame({"a": [1]}), tmp_path / "table.csv")
+    assert len(flags_given) == 1 and flags_given[0] & binary
+    assert (tmp_path / "table.csv").read_bytes() == b"a\n1\n"

@@ -187,3 +187,22 @@ def test_a_folder_another_process_makes_meanwhile_is_used_and_never_removed(
     finally:
         os.umask(old)
     assert [p.name for p in (tmp_path / "two").iterdir()] == ["a"] and list((tmp_path / "two" / "a").iterdir()) == []
+
+
+def test_open_fd_opens_in_binary_mode_where_the_platform_has_one(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows' C runtime opens a descriptor in text mode unless given ``O_BINARY`` (each "\\n" written lands as
+    "\\r\\n"): a run's files are opened through ``open_fd``, with the flag where it exists."""
+    binary = 0x8000  # Windows' O_BINARY
+    flags_given: list[int] = []
+    real_open = os.open
+
+    def open_as_on_windows(file: Any, flags: int, *args: Any) -> int:
+        flags_given.append(flags)
+        return real_open(file, flags & ~binary, *args)
+
+    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
+    monkeypatch.setattr(os, "open", open_as_on_windows)
+    fd = disk_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
+    os.close(fd)
+    assert len(flags_given) == 1 and flags_given[0] & binary
