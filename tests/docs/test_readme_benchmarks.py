@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -108,11 +109,19 @@ def test_a_rate_that_must_stay_low_is_gated_by_its_complement(tmp_path: Path) ->
     assert rate.method == complement.method == "cluster_t"
     assert complement.low == pytest.approx(1 - rate.high, abs=1e-12)
     assert complement.high == pytest.approx(1 - rate.low, abs=1e-12)
-    # the figures section 6 quotes, rounded as written there
-    quoted = (f"ci_low {low_9:.3f}", f"ci_high {high_0:.3f}", f"ci_low {1 - high_0:.3f}", f"ci_high {1 - low_9:.3f}")
-    assert quoted == ("ci_low 0.231", "ci_high 0.168", "ci_low 0.832", "ci_high 0.769")
+    # the figures section 6 quotes, as the gate shows them: rounded outward, a lower end down and an upper end up
+    # (they were quoted rounded to the nearest, ci_low 0.231 and 0.832, where the table showed 0.230 and 0.831)
+    ends = {"ci_low": [low_9, 1 - high_0], "ci_high": [high_0, 1 - low_9]}
+    shown = {end: [(math.floor if end == "ci_low" else math.ceil)(x * 1000) / 1000 for x in xs]
+             for end, xs in ends.items()}
+    assert shown == {"ci_low": [0.230, 0.831], "ci_high": [0.169, 0.770]}
+    quoted = [f"{end} {x:.3f}" for end, xs in shown.items() for x in xs]
     section = text.split("**A rate that must stay low.**")[1][:1500]
     assert all(q in section for q in quoted)
+    seen = {name: repr(op.gate(run, release={"criteria": {"attack_succeeded": 0.2}})) for name, run in runs.items()}
+    assert f"[{shown['ci_low'][0]:.3f}, " in seen["Gullible"] and f", {shown['ci_high'][0]:.3f}]" in seen["Careful"]
+    assert f"[{shown['ci_low'][1]:.3f}, " in repr(gates["Careful"])
+    assert f", {shown['ci_high'][1]:.3f}]" in repr(gates["Gullible"])
 
 
 MAIL_SYSTEM = '''import uuid

@@ -182,3 +182,34 @@ def test_an_empty_object_in_expected_state_is_a_value_and_an_empty_state_means_n
     assert state.loc["empty-state", "verdict"] == "pass"
     assert state.loc["empty-object", "verdict"] == "fail"
     assert state.loc["empty-object", "reason"] == "1 of 1 expected paths differ: bookings"
+
+
+def _quoted(text: str, start: str) -> str:
+    """The README's quote of the line that starts with ``start``, without its leading and trailing ``…``."""
+    found = re.search(r"`…(" + re.escape(start) + r"[^`]*?) …`", text)
+    assert found is not None, start
+    return found.group(1)
+
+
+def test_the_line_above_no_criteria_names_the_suite_s_release_yaml_by_its_recorded_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Section 8 quoted the line as ``demo/release.yaml names no criterion to gate; …``, the folder as the command
+    was given it; the line names the suite's file by the absolute path the run recorded, whatever was given."""
+    from oloproof_nb.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    folder = _smallest_suite(tmp_path / "demo", 1)
+    (folder / "release.yaml").write_text("", encoding="utf-8")  # an empty release.yaml gates nothing
+    op.run(op.load_suite("demo"), progress=False)
+    assert main(["gate", "demo"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
+    quote = _quoted(text, "/demo/release.yaml names no criterion to gate;")
+    assert lines[-2].startswith(str(tmp_path.resolve()) + quote)
+    (folder / "release.yaml").unlink()  # none when the run started
+    op.run(op.load_suite("demo"), progress=False)
+    assert main(["gate", "demo"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    quote = _quoted(text, "/demo/release.yaml: there was none when the run started,")
+    assert lines[-2].startswith(str(tmp_path.resolve()) + quote)
