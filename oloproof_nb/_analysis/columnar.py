@@ -55,7 +55,7 @@ from one copy and some from a newer one, and never a file changed since it was
 written. The temporary
 folder of a process killed while it wrote a copy
 (``frames.tmp-<host>-<pid>-<random>``) is removed by the next copy of the run
-put in place on that host.
+put in place on that host, or by the next load there that finds the copy in place fresh.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ if sys.platform != "win32":
 __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerprint", "frames_fingerprint",
            "is_fresh", "fresh_source",
            "copy_source", "same_copy", "copied_stat", "copied_size", "copied_unchanged", "copy_changed",
-           "CopyWriter", "read_frame",
+           "CopyWriter", "read_frame", "sweep_abandoned",
            "to_arrow", "from_arrow", "json_text", "frame_path", "read_pool"]
 
 FRAMES_DIR = "frames"
@@ -237,7 +237,7 @@ _TMP = f"{FRAMES_DIR}.tmp-"
 
 def _tmp_folder(directory: Path) -> Path:
     """A new temporary folder's path for a copy: ``frames.tmp-<host>-<pid>-<random>``, so the folder of a
-    process killed while writing is known for what it is (see :func:`_sweep_abandoned`)."""
+    process killed while writing is known for what it is (see :func:`sweep_abandoned`)."""
     return directory / f"{_TMP}{_host()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
@@ -246,9 +246,14 @@ def _host() -> str:
     return re.sub(r"[^A-Za-z0-9._]", "_", socket.gethostname())
 
 
-def _sweep_abandoned(directory: Path) -> None:
+def sweep_abandoned(directory: Path) -> None:
     """Remove the temporary folders of copies whose process died on this machine before it finished (a
-    SIGKILL, the out-of-memory killer, ``os._exit``); a folder of another host or of a live process stays."""
+    SIGKILL, the out-of-memory killer, ``os._exit``); a folder of another host or of a live process stays.
+
+    Called as a copy is put in place, and as a run whose copy is fresh is opened: a process killed while it
+    rebuilt a fresh copy (``run.write_columnar()``), or while it converted a run another process had just put a
+    copy of in place, left its folder, with the frame files it had written, beside a copy no later load replaces.
+    A folder that cannot be removed (a read-only run folder) stays, and nothing is said."""
     if sys.platform == "win32":  # pragma: no cover - os.kill(pid, 0) is no probe there
         return
     host = _host()
@@ -758,7 +763,7 @@ class CopyWriter:
             if not target.is_dir():
                 raise
         with _one_commit_at_a_time(target):
-            _sweep_abandoned(self.directory)
+            sweep_abandoned(self.directory)
             if not is_fresh(self.directory):  # else another process has just put the same copy (or a newer) there
                 _clear_folder(target / SOURCE_FILE)
                 (target / SOURCE_FILE).unlink(missing_ok=True)  # from here until it is back: not fresh

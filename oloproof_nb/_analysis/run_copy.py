@@ -43,6 +43,7 @@ from .columnar import (
     from_arrow,
     journal_fingerprint,
     same_copy,
+    sweep_abandoned,
     to_arrow,
 )
 from .columns import FRAMES
@@ -143,6 +144,7 @@ class ColumnarCopy:
             if self._source is None:
                 self._write_copy()  # None after it: another copy is being put in place right now
             else:  # its records: those of the journal the copy was built from
+                sweep_abandoned(self.directory)
                 self._journal.pin(copied_size(self._source, CASES))
                 if not self._manifest_of_copy():  # the run went on since that copy: look again
                     self._source = None

@@ -1233,6 +1233,33 @@ def test_the_folder_of_a_copy_killed_midway_is_removed_by_the_next_copy(tmp_path
         ["frames", live.name, elsewhere.name])
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="abandoned folders are not swept on Windows")
+def test_the_folder_of_a_rebuild_killed_midway_beside_a_fresh_copy_is_removed_by_the_next_load(tmp_path: Path) -> None:
+    """A process dies (``os._exit``) with its frame files written while it rebuilds a copy that is fresh (a
+    ``run.write_columnar()``; or a conversion another process beat): no later load puts a copy in place, so
+    the next load that finds the copy fresh removes its folder, and leaves the folders of a live process and of
+    another host alone."""
+    root = write_suite(tmp_path / "suite", standard_cases(2), evaluators=EVALUATORS)
+    directory = op.run(root, out=tmp_path / "run", progress=False).directory
+    assert columnar.is_fresh(directory)
+    killed = ("import os, sys\nimport oloproof_nb as op\nfrom oloproof_nb._analysis import columnar\n"
+              "columnar.owner_reads_and_writes = lambda *args: os._exit(3)\n"
+              "op.load_run(sys.argv[1]).write_columnar()\n")
+    assert subprocess.run([sys.executable, "-c", killed, str(directory)], timeout=120).returncode == 3
+    [abandoned] = [p for p in directory.iterdir() if p.name.startswith("frames.tmp-")]
+    assert len(list(abandoned.glob("*.parquet"))) == len(FRAMES)  # its files written, never put in place
+    assert columnar.is_fresh(directory)  # the copy in place is untouched: nothing rebuilds it
+    live = directory / f"frames.tmp-{columnar._host()}-{os.getpid()}-0000beef"
+    elsewhere = directory / "frames.tmp-another.host-1-0000beef"
+    live.mkdir()
+    elsewhere.mkdir()
+    before = (directory / "frames" / columnar.SOURCE_FILE).read_bytes()
+    op.load_run(directory)
+    assert sorted(p.name for p in directory.iterdir() if p.name.startswith("frames")) == sorted(
+        ["frames", live.name, elsewhere.name])
+    assert (directory / "frames" / columnar.SOURCE_FILE).read_bytes() == before  # the copy was read, not rebuilt
+
+
 # -- a Run reads one copy: never frames of two moments of a run ---------------------------------------
 
 def _cut_run(tmp_path: Path, keep: int) -> tuple[Path, list[bytes]]:

@@ -14,10 +14,10 @@ from oloproof_nb._analysis.columnar import (
     FRAMES_DIR,
     CopyWriter,
     _host,
-    _sweep_abandoned,
     frame_path,
     is_fresh,
     journal_fingerprint,
+    sweep_abandoned,
 )
 
 
@@ -65,7 +65,7 @@ def test_another_hosts_temporary_folder_is_never_swept(tmp_path: Path) -> None:
     theirs = tmp_path / f"{FRAMES_DIR}.tmp-{other}-{dead.pid}-0000abcd"
     mine.mkdir()
     theirs.mkdir()
-    _sweep_abandoned(tmp_path)
+    sweep_abandoned(tmp_path)
     assert not mine.exists()  # this host's, its process dead: swept
     assert theirs.exists()
 
@@ -86,8 +86,8 @@ def test_an_abandoned_temporary_folder_of_mode_0_is_swept(tmp_path: Path) -> Non
     for folder in (mine, theirs):
         folder.mkdir(mode=0)
     try:
-        script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis.columnar import _sweep_abandoned\n"
-                  "_sweep_abandoned(Path(sys.argv[1]))\n")
+        script = ("import sys\nfrom pathlib import Path\nfrom oloproof_nb._analysis.columnar import sweep_abandoned\n"
+                  "sweep_abandoned(Path(sys.argv[1]))\n")
         done = subprocess.run([*prefix, sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0, done.stderr
