@@ -122,6 +122,7 @@ class _Rules:
     tolerance: float | None = None
     covered: set[Keys] = field(default_factory=set)
     removed: set[tuple[Keys, str]] = field(default_factory=set)  # (by_key list, key text) expected gone
+    fits: int = 0  # pairs of list elements compared under these rules (see _Fitted)
 
     def list_rule(self, keys: Keys) -> ListMatch:
         for pattern, rule in self.lists:
@@ -202,6 +203,43 @@ def _removals(exp: Sequence[Any], act: Sequence[Any], key: str | None, keys: Key
     return kept
 
 
+class _Fitted:
+    """The rows of the element pairs of one list found to fit, kept for the pair the matching then chooses.
+
+    That pair was compared again for its rows, and so was each pair of a list inside it: once per fit and once
+    more, so each level of nested ``unordered`` (or ``by_key``) lists doubled the work (a tree of one-element
+    ``kids`` lists 16 levels deep, each node naming fewer fields than the state holds, took 100 s to judge:
+    2**16 comparisons of its deepest node). Only a pair whose comparison matched a list inside it is kept: one
+    without is compared again at the cost of its leaves, as before, and the rows of a long list of flat elements
+    are not held twice.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[int, int], tuple[list[Row], _Rules | None]] = {}
+
+    def keep(self, i: int, j: int, rows: list[Row], nested: bool, scratch: _Rules | None = None) -> bool:
+        """Whether every row of pair ``(i, j)`` holds; if so, and its comparison matched a list inside it
+        (``nested``), its rows are kept, with the ``scratch`` rules they were found with (their covered paths
+        and removals are the comparison's once the pair is chosen)."""
+        ok = all(ok for *_, ok in rows)
+        if ok and nested:
+            self._kept[i, j] = (rows, scratch)
+        return ok
+
+    def replay(self, i: int, j: int, rows: list[Row], rules: _Rules) -> bool:
+        """Append the kept rows of pair ``(i, j)`` to ``rows`` (and what they covered to ``rules``): False when
+        none are kept."""
+        found = self._kept.get((i, j))
+        if found is None:
+            return False
+        kept, scratch = found
+        rows.extend(kept)
+        if scratch is not None:
+            rules.covered |= scratch.covered
+            rules.removed |= scratch.removed
+        return True
+
+
 # -- subset: every expected leaf present and equal ---------------------------------------------------------
 
 #: ``before`` of :func:`_subset` outside ``changes`` mode: no initial state is followed.
@@ -239,8 +277,14 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
             exp = _removals(exp, act, rule.key, keys, rules, rows)
         listed = exp
 
+        fitted = _Fitted()
+
         def fits(i: int, j: int) -> bool:
-            return _subset_ok(listed[i], act[j], (*keys, str(j)), rules, then(j))
+            rules.fits += 1
+            scratch = _Rules(rules.lists, rules.ignore, rules.tolerance)
+            found: list[Row] = []
+            _subset(listed[i], act[j], (*keys, str(j)), scratch, found, then(j))
+            return fitted.keep(i, j, found, scratch.fits > 0, scratch)
 
         def hidden(j: int, path: Keys) -> bool:  # a leaf under an ignore pattern fits whatever it holds
             return rules.ignored((*keys, str(j), *path))
@@ -259,18 +303,11 @@ def _subset(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row], befo
                 else:
                     label = unmatched_key(element, rule, i)
                 rows.append((format_path((*keys, label)), element, ABSENT, False))
-            else:
+            elif not fitted.replay(i, j, rows, rules):
                 _subset(element, act[j], (*keys, str(j)), rules, rows, then(j))
         return
     rows.append((format_path(keys), exp, act, values_equal(exp, act, rules.tolerance)))
     rules.covered.add(keys)
-
-
-def _subset_ok(exp: Any, act: Any, keys: Keys, rules: _Rules, before: Any = _UNTRACKED) -> bool:
-    scratch = _Rules(rules.lists, rules.ignore, rules.tolerance)
-    rows: list[Row] = []
-    _subset(exp, act, keys, scratch, rows, before)
-    return all(ok for *_, ok in rows)
 
 
 # -- whole: equal entirely (list rules and tolerance apply) ------------------------------------------------
@@ -308,8 +345,14 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
             exp = _removals(exp, act, rule.key, keys, rules, rows)
         listed = exp
 
+        fitted = _Fitted()
+
         def fits(i: int, j: int) -> bool:
-            return _equal(listed[i], act[j], (*keys, str(j)), rules)
+            rules.fits += 1
+            asked = rules.fits
+            found: list[Row] = []
+            _equal(listed[i], act[j], (*keys, str(j)), rules, found)
+            return fitted.keep(i, j, found, rules.fits > asked)
 
         def hidden(j: int, path: Keys) -> bool:
             return rules.ignored((*keys, str(j), *path))
@@ -322,7 +365,7 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
             j = matched.get(i)
             if j is None:
                 rows.append((format_path((*keys, unmatched_key(element, rule, i))), element, ABSENT, False))
-            else:
+            elif not fitted.replay(i, j, rows, rules):
                 _whole(element, act[j], (*keys, str(j)), rules, rows)
         for j, element in enumerate(act):
             if j not in used:
@@ -331,10 +374,11 @@ def _whole(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row]) -> No
     rows.append((format_path(keys), exp, act, values_equal(exp, act, rules.tolerance)))
 
 
-def _equal(exp: Any, act: Any, keys: Keys, rules: _Rules) -> bool:
-    rows: list[Row] = []
-    _whole(exp, act, keys, rules, rows)
-    return all(ok for *_, ok in rows)
+def _equal(exp: Any, act: Any, keys: Keys, rules: _Rules, rows: list[Row] | None = None) -> bool:
+    """Whether every row of ``whole`` mode holds; the rows are appended to ``rows`` when it is given."""
+    found: list[Row] = [] if rows is None else rows
+    _whole(exp, act, keys, rules, found)
+    return all(ok for *_, ok in found)
 
 
 # -- changes: what differs from the initial state, with lists aligned by their rule ------------------------
