@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._config.cases import LOOK_ALIKE_HELP, LookAlikes, key_look
+from .._config.files import yaml_number
 from .._core.canonical import digest, iso
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord
 from .._core.scoremap import ScoreMap, on_default_scale, score_verdict
@@ -385,7 +386,8 @@ class Reader:
         ``pass_threshold['rating']=7`` for a criterion's own (the command says ``--pass-threshold rating=7``)."""
         threshold = self.threshold_of(criterion)
         where = f"[{criterion!r}]" if isinstance(self.pass_threshold, dict) else ""
-        return f"pass_threshold{where}={threshold:g}"
+        shown = "None" if threshold is None else yaml_number(threshold)  # every digit: 1.0000001 is not 1
+        return f"pass_threshold{where}={shown}"
 
     def _check_threshold_names(self) -> None:
         """Refuse a ``pass_threshold`` mapping that names a criterion these logs do not have (a typo, a
@@ -404,8 +406,8 @@ class Reader:
             elif name in self.added:
                 hint = f" ({added_hint(name)})"
             there = ", ".join(self.criteria) or "(none: no scorer scored a sample)"
-            raise OloproofError(f"pass_threshold[{name!r}]={threshold:g}: these logs have no criterion {name!r}"
-                                f"{hint}; their criteria: {there}")
+            raise OloproofError(f"pass_threshold[{name!r}]={yaml_number(threshold)}: these logs have no criterion "
+                                f"{name!r}{hint}; their criteria: {there}")
 
     def floor_findings(self, path: str | Path) -> dict[str, str]:
         """Criteria a ``pass_threshold`` ≤ 0 cannot fail: criterion → finding. Every score of such a criterion is

@@ -81,15 +81,22 @@ def json_cell(value: Any) -> Any:
 def _with_gate_reason(obj: Any, table: Any) -> Any:
     """``table`` of a :class:`~oloproof_nb.Gate` ``obj`` with a ``reason`` (its verdict not explained by a row:
     ``edited_frames``, ``unfinished``, ``no_criteria``, ``fewer_epochs``) with ``gate_verdict`` and ``gate_reason``
-    on every row (an ``edited_frames`` gate exported each row's PASS without the reason); else
-    ``table``."""
+    on every row (an ``edited_frames`` gate exported each row's PASS without the reason), and of a
+    :class:`~oloproof_nb.Comparison` with a ``reason`` (``cases_not_in_both_runs``, ``release_changed``, …) with
+    ``comparison_verdict`` and ``comparison_reason`` (its rows' ``NO_REGRESSION`` was exported where the comparison
+    is ``INSUFFICIENT_EVIDENCE``); else ``table``."""
     if isinstance(obj, pd.DataFrame) or not isinstance(table, pd.DataFrame):
         return table
-    from .._analysis.gate import Gate  # only for a result given (the module's import stays light)
+    from .._analysis.compare import Comparison  # only for a result given (the module's import stays light)
+    from .._analysis.gate import Gate
 
-    if not isinstance(obj, Gate) or not obj.reason:
+    if not getattr(obj, "reason", ""):
         return table
-    return table.assign(gate_verdict=obj.verdict, gate_reason=obj.reason)
+    if isinstance(obj, Gate):
+        return table.assign(gate_verdict=obj.verdict, gate_reason=obj.reason)
+    if isinstance(obj, Comparison):
+        return table.assign(comparison_verdict=obj.verdict, comparison_reason=obj.reason)
+    return table
 
 
 def _texts(df: pd.DataFrame) -> list[list[str]]:
@@ -331,11 +338,14 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
 
     Parameters
     ----------
-    df : pandas.DataFrame or Gate
+    df : pandas.DataFrame, Gate or Comparison
         Any frame of the toolkit (a :class:`~oloproof_nb.Gate` writes its ``table``; when the gate has a
         ``reason``, such as ``edited_frames: …`` or ``unfinished: …``, the table is written with two more
         columns, ``gate_verdict`` and ``gate_reason``, on every row: its rows' own ``PASS`` is no release decision
-        then, and an export of them alone said nothing of it. ``gate.table`` given itself is written as it is).
+        then, and an export of them alone said nothing of it. ``gate.table`` given itself is written as it is). A
+        :class:`~oloproof_nb.Comparison` likewise writes its ``table``, with ``comparison_verdict`` and
+        ``comparison_reason`` on every row when it has a ``reason`` (``cases_not_in_both_runs: …``: its rows'
+        ``NO_REGRESSION`` is then no verdict of the comparison).
         A named index (e.g. after ``groupby``) is written as leading columns; an
         unnamed one is left out.
     path : str or Path

@@ -38,7 +38,7 @@ from ..errors import OloproofError, RunDirError, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
 from .terminal import gate_size, pooled_note, run_size, uncached_note
-from .theme import fmt_interval, fmt_level, fmt_number
+from .theme import fmt_interval, fmt_level, fmt_number, fmt_rate
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
 
@@ -226,10 +226,10 @@ class Gate(_gate.Gate):
         for r in self.table.itertuples():
             thr = "" if math.isnan(r.threshold) else f" ≥ {yaml_number(r.threshold)}"  # every digit: 0.9999999 is not 1
             interval = fmt_interval(r.ci_low, r.ci_high, threshold=r.threshold)  # each end on its threshold's side
-            rate = "n/a" if math.isnan(r.rate) else f"{fmt_number(r.rate)} {interval}"
+            rate = "n/a" if math.isnan(r.rate) else f"{fmt_rate(r.rate, r.threshold)} {interval}"  # on its side
             idle = ""
             if hasattr(r, "noop_rate"):  # given a baseline
-                noop = "n/a" if math.isnan(r.noop_rate) else fmt_number(r.noop_rate)
+                noop = "n/a" if math.isnan(r.noop_rate) else fmt_rate(r.noop_rate, r.threshold)  # on its side
                 idle = f" noop={noop}" + (" (passes when idle)" if r.passes_when_idle else "")
             how = "" if getattr(r, "reduce", "mean") in ("mean", "") else f" ({r.reduce})"  # n counts cases then
             mark = " (vacuous)" if getattr(r, "vacuous", False) else ""

@@ -103,12 +103,13 @@ def _interval(low: Any, high: Any, threshold: Any = None) -> str:
 def _narrow(table: pd.DataFrame, confidence: float) -> tuple[list[str], list[list[str]]]:
     headers = ["criterion", "n", "pass", "miss", "rate", f"{fmt_level(confidence)} CI", "thr", "verdict"]
     rows = [[terminal_text(r.criterion), fmt_number(r.n), fmt_number(r.passed), fmt_number(r.missing),
-             fmt_number(r.rate), _interval(r.ci_low, r.ci_high, r.threshold), fmt_threshold(r.threshold), r.verdict]
+             fmt_cell("rate", r.rate, threshold=r.threshold), _interval(r.ci_low, r.ci_high, r.threshold),
+             fmt_threshold(r.threshold), r.verdict]
             for r in table.itertuples()]
     if "noop_rate" in table.columns:
         headers += ["noop", "idle"]
         for row, r in zip(rows, table.itertuples(), strict=True):
-            row += [fmt_number(r.noop_rate), "yes" if r.passes_when_idle else ""]
+            row += [fmt_cell("noop_rate", r.noop_rate, threshold=r.threshold), "yes" if r.passes_when_idle else ""]
     if "reduce" in table.columns and (table["reduce"] != "mean").any():  # a criterion reduced over epochs
         headers.insert(1, "reduce")
         for row, r in zip(rows, table.itertuples(), strict=True):

@@ -264,6 +264,31 @@ def fmt_threshold(value: Any) -> str:
     return yaml_number(x)
 
 
+def fmt_rate(value: Any, threshold: Any = None) -> str:
+    """A rate shown beside the row's ``threshold`` (a gate's ``rate``; a baseline's ``noop_rate``, which
+    ``passes_when_idle`` reads against it: ``noop_rate ≥ threshold``) as :func:`fmt_number` shows it, with more
+    decimals where those would put it on the other side of the threshold than the rate is: 188 of 209 (0.89952…)
+    showed as ``0.900`` beside a threshold of 0.9 and no ``passes_when_idle``; it shows as ``0.8995``. Without a
+    finite threshold, :func:`fmt_number`.
+
+    Examples
+    --------
+    >>> fmt_rate(188 / 209), fmt_rate(188 / 209, threshold=0.9), fmt_rate(0.9, threshold=0.9), fmt_rate(None, 0.9)
+    ('0.900', '0.8995', '0.900', '')
+    """
+    text = fmt_number(value)
+    if not text or isinstance(value, (bool, np.bool_)) or not _is_threshold(threshold):
+        return text
+    x, thr = float(value), float(threshold)
+    if not math.isfinite(x):
+        return text
+    digits = len(text.partition(".")[2])
+    while (float(text) >= thr) != (x >= thr) and digits < 17:
+        digits += 1
+        text = f"{x:.{digits}f}"
+    return text if (float(text) >= thr) == (x >= thr) else repr(x)
+
+
 def fmt_checked(value: Any) -> str:
     """A validity table's ``checked`` cell as a table shown as text writes it: ``checked``, or ``no`` (the HTML and
     Markdown tables alike)."""
@@ -271,14 +296,14 @@ def fmt_checked(value: Any) -> str:
 
 
 #: The numeric columns a table shown as text writes by :func:`fmt_cell` (the HTML and Markdown tables alike).
-SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity", "margin")
+SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity", "margin", "rate", "noop_rate")
 
 
 def fmt_cell(column: str, value: Any, sign: bool = False, threshold: Any = None) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
     interval shown, on the side of the row's ``threshold`` the computed end is on), ``threshold``,
-    ``minimum_validity`` and ``margin`` (the user's numbers) by :func:`fmt_threshold`, anything else by
-    :func:`fmt_number`.
+    ``minimum_validity`` and ``margin`` (the user's numbers) by :func:`fmt_threshold`, ``rate`` and ``noop_rate`` on
+    the side of the row's ``threshold`` they are on (:func:`fmt_rate`), anything else by :func:`fmt_number`.
     ``sign``: a table of differences, whose ``difference`` and interval ends carry their sign (``+0.000``,
     ``[-0.144, +0.144]``, as ``Comparison`` shows them).
 
@@ -292,6 +317,8 @@ def fmt_cell(column: str, value: Any, sign: bool = False, threshold: Any = None)
     # a minimum of 0.9584 shown as 0.958 beside a rate of 0.958; a comparison's margin of 0.1685 shown as 0.169
     if column in ("threshold", "minimum_validity", "margin"):
         return fmt_threshold(value)
+    if column in ("rate", "noop_rate"):  # beside the threshold: on the side of it the rate is on
+        return fmt_rate(value, threshold)
     if sign and column == "difference" and isinstance(value, (float, np.floating)):  # +∞ too; NaN: blank
         return fmt_signed(float(value))
     return fmt_number(value)

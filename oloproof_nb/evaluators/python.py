@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from .._config.files import a_number
+from .._config.files import a_number, yaml_number
 from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.jsonsafe import copy_json
@@ -57,7 +57,8 @@ def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
         return "missing", f"check returned {shown}, not a finite score" + (f"; its reason: {reason}" if reason else "")
     if verdict == "pass":
         return "pass", reason
-    return "fail", reason or f"score {shown} is below pass_threshold {pass_threshold:g}"
+    # every digit of the threshold: ``:g`` kept six ("score 0.1234564 is below pass_threshold 0.123456")
+    return "fail", reason or f"score {shown} is below pass_threshold {yaml_number(pass_threshold)}"
 
 
 def interpret_check(value: Any, pass_threshold: float | None = None

@@ -188,3 +188,15 @@ def test_a_rating_read_without_its_threshold_says_what_would_decide_it(rated: Pa
     assert "(1 of 8 rows; 7 other reasons, each in run.verdicts)" in row["reason"]
     plain = op.gate(run, release={**LOOSE, "criteria": {"correct": 0.5}}).table.set_index("criterion").loc["correct"]
     assert "every row is missing" not in plain["reason"]  # a criterion with verdicts says nothing of the kind
+
+
+def test_a_threshold_is_named_with_every_digit(rated: Path) -> None:
+    """1.0000001 is not 1: ``:g`` kept six significant digits, and the finding read "pass_threshold['exact']=1: … below
+    the threshold …, so the criterion cannot pass; give it … 1 for full marks", which a score of 1 would pass."""
+    _, caught = _read(rated, pass_threshold={"exact": 1.0000001})
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1
+    assert "pass_threshold['exact']=1.0000001: each of criterion exact's 8 scores" in messages[0]
+    with pytest.raises(op.OloproofError) as info:
+        op.from_inspect(rated, pass_threshold={"ratings": 0.1234567})
+    assert str(info.value).startswith("pass_threshold['ratings']=0.1234567: these logs have no criterion 'ratings'")

@@ -247,6 +247,15 @@ def test_a_score_passes_at_or_above_pass_threshold(value: Any, threshold: float,
     assert interpret_check(value, threshold) == expected
 
 
+@pytest.mark.parametrize(("value", "threshold", "shown"), [
+    (0.1234564, 0.12345649, "0.12345649"),  # six significant digits, 0.123456, read as below the score
+    (1234564, 1234564.5, "1234564.5"),  # 1.23456e+06 is 1234560, below the score
+    (0.9999994, 0.9999995, "0.9999995"),  # not 1
+])
+def test_a_failed_score_names_its_threshold_with_every_digit(value: Any, threshold: float, shown: str) -> None:
+    assert interpret_check(value, threshold) == ("fail", f"score {value!r} is below pass_threshold {shown}")
+
+
 def test_a_score_too_large_for_a_float_is_compared_exactly() -> None:
     assert interpret_check(10**5000, 1.0) == ("pass", "")
     assert interpret_check(-(10**5000), 1.0)[0] == "fail"
