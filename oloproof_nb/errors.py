@@ -189,6 +189,25 @@ def decode_line(exc: UnicodeDecodeError) -> int:
     return bytes(exc.object[: exc.start]).count(b"\n") + 1
 
 
+def lone_cr_hint(line: str | bytes) -> str:
+    """The clause a JSONL file's line error ends with when ``line`` (as read up to its LF) holds a carriage return
+    with more of the line after it: a file saved with lone-CR line endings (classic Mac OS), which end no JSONL line,
+    so its every record is read as line 1 and the error named line 1 of a file of many with no word why; else "".
+
+    Examples
+    --------
+    >>> lone_cr_hint('{"a": 1}\\r{"b": 2}\\r').startswith("; its lines end with a lone CR")
+    True
+    >>> lone_cr_hint('{"a": 1}\\r\\n'), lone_cr_hint(b'{"a": \\xff}\\n')
+    ('', '')
+    """
+    text = line.decode("latin-1") if isinstance(line, bytes) else line
+    if "\r" not in text.rstrip("\r\n"):
+        return ""
+    return ("; its lines end with a lone CR (classic Mac OS line endings), which ends no line of a JSONL file: save it "
+            "with LF or CRLF line endings")
+
+
 def decode_byte(exc: UnicodeDecodeError, raw: bytes) -> int:
     """The offset (from 0) in ``raw``, the bytes of the file decoded, of its first byte that is not UTF-8:
     ``utf-8-sig`` reports the offset in the bytes after a byte-order mark, three less than in the file (an error

@@ -199,7 +199,8 @@ def check_baseline_config(run: Run, idle: Run) -> None:
                             "op.baseline(suite) on the suite of this run")
     moved = unscored_difference(run, idle)
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows
-        relabeled = label_difference(stored_pair_labels(run), stored_pair_labels(idle))
+        relabeled = label_difference(stored_pair_labels(run), stored_pair_labels(idle),
+                                     (f"in run {run.run_id}", "in the baseline"))
         how = (f"made with other validity labels than run {run.run_id} ({relabeled})" if relabeled else
                f"whose suite checks the validity labels otherwise than run {run.run_id}'s "
                f"({validity_check_difference(run, idle)})")
@@ -222,12 +223,27 @@ def with_idle_columns(table: pd.DataFrame, baseline: Baseline | Run) -> pd.DataF
     run = baseline.run if isinstance(baseline, Baseline) else baseline
     rates = baseline_rates(run).set_index("criterion")["rate"]
     reductions = table["reduce"] if "reduce" in table.columns else pd.Series("mean", index=table.index)
+    _check_epochs(run, table["criterion"], reductions)
     counts = epoch_counts(run.verdicts) if (reductions != "mean").any() else None
     noop = [float(rates.get(c, math.nan)) if text == "mean" or counts is None else _reduced_rate(counts, c, text)
             for c, text in zip(table["criterion"], reductions, strict=True)]
     idle = [not math.isnan(r) and not math.isnan(t) and r >= t for r, t in zip(noop, table["threshold"], strict=True)]
     extra = IDLE_COLUMNS.from_columns({"noop_rate": noop, "passes_when_idle": idle})
     return pd.concat([table.reset_index(drop=True), extra], axis=1)
+
+
+def _check_epochs(idle: Run, criteria: pd.Series, reductions: pd.Series) -> None:
+    """Raise when a criterion is reduced with a k the baseline's epochs cannot give (``pass^2`` of a baseline of one
+    epoch): no case of it has k rows, so its ``noop_rate`` was NaN and ``passes_when_idle`` False without a word, the
+    red flag gone, as the gate refuses a run of fewer epochs than a reduction's k (``check_reductions``)."""
+    for criterion, text in zip(criteria, reductions, strict=True):
+        k = 1 if text == "mean" else parse_reduce(text).k
+        if k > 1 and k > idle.epochs:
+            raise OloproofError(f"{idle.directory}: the baseline has epochs={idle.epochs}, and {criterion} is gated "
+                                f"with reduce: {text}, which needs {k} epochs of each case: its noop_rate would be "
+                                f"blank and never flag a check the idle agent passes; make the baseline with {k} or "
+                                f"more epochs (oloproof run --baseline --epochs {k}, or op.baseline(suite) with that "
+                                "reduce in the suite's release.yaml)")
 
 
 def _reduced_rate(counts: pd.DataFrame, criterion: str, text: str) -> float:

@@ -120,7 +120,8 @@ def comparison_notes(base_run: Run, cand_run: Run, release: ReleaseLike | None, 
              else "the default settings (the runs were made without release.yaml)")
     notes_all = [relaxed_note(relaxed, given, verb="compared", than=than)] if relaxed else []
     notes_all += _config_notes(base_run, cand_run, changed)
-    relabeled = label_difference(stored_pair_labels(base_run), stored_pair_labels(cand_run))
+    relabeled = label_difference(stored_pair_labels(base_run), stored_pair_labels(cand_run),
+                                 (f"in the base run {base_run.run_id}", f"in the candidate {cand_run.run_id}"))
     if relabeled:
         notes_all.append(_labels_note(base_run, cand_run, relabeled, set(paired["case_id"])))
     else:  # as the gate of each run says under its table: rows no criterion counts

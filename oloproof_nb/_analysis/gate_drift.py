@@ -187,7 +187,7 @@ def label_drift(run: Run) -> list[tuple[Path, str]]:
         except (OloproofError, OSError):
             continue
         change = label_difference({transform.name: stored.get(transform.name, {})},
-                                  {transform.name: pair_labels(now)})
+                                  {transform.name: pair_labels(now)}, ("in the run", "in the file now"))
         if change:
             out.append((path, change))
     return out

@@ -32,7 +32,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
-from .._config.files import folder_problem
+from .._config.files import file_above, folder_problem
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
 from .._config.suite_config import SuiteConfig, parse_suite_config
@@ -180,6 +180,10 @@ class Run(ColumnarCopy):
             raise RunDirError(f"{directory}: {problem}; give a run directory you can read")
         if not directory.is_dir():
             refuse_dangling_run_dir(directory)  # "no such run directory" of a link that is there
+            above = file_above(directory)  # notes.txt/r1: the user sees notes.txt there
+            if above is not None:
+                raise RunDirError(f"{directory}: no run directory can be there: {above}; give a run directory (it "
+                                  "holds manifest.json and cases.jsonl)")
             what = "not a directory" if directory.exists() else "no such run directory"
             raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
         read = journal_fingerprint(directory)[MANIFEST]  # the file read next, when it is still so after

@@ -49,17 +49,27 @@ def validity_check_difference(a: Run, b: Run) -> str:
     return "other transforms or another case file"
 
 
-def label_difference(a: Mapping[str, Mapping[str, Label]], b: Mapping[str, Mapping[str, Label]]) -> str:
+def label_difference(a: Mapping[str, Mapping[str, Label]], b: Mapping[str, Mapping[str, Label]],
+                     sides: tuple[str, str] = ("in one", "in the other")) -> str:
     """How two runs' validity labels differ (``transform injected: ord-024~injected is labeled otherwise``), or
     empty when every pair has the same label (the majority of its judgements) in both: a reworded note, or one
     more judgement that changes no majority, is no difference. ``op.load_runs`` refuses to pool such runs,
     ``op.compare`` notes them, and a baseline whose labels leave out other copies than the run's is refused.
-    ``a``, ``b``: each transform's pair labels (:func:`~.run.stored_pair_labels` of a Run, worked out once)."""
+    ``a``, ``b``: each transform's pair labels (:func:`~.run.stored_pair_labels` of a Run, worked out once).
+
+    A pair judged on one side only is no pair labeled otherwise: it is said so, with ``sides`` naming ``a`` and
+    ``b`` (``ord-024~injected is not labeled in the run and labeled valid in the file now``): a judgement added
+    since, or one taken out, read as a label changed, and the user looked for a valid turned invalid."""
     for transform in sorted(set(a) | set(b)):
         left, right = a.get(transform, {}), b.get(transform, {})
         if left != right:
             case_id = min(c for c in set(left) | set(right) if left.get(c) != right.get(c))
-            return f"transform {transform}: {case_id} is labeled otherwise"
+            mine, theirs = left.get(case_id), right.get(case_id)
+            if mine and theirs:
+                return f"transform {transform}: {case_id} is labeled otherwise"
+            said = (f"is labeled {mine} {sides[0]} and not labeled {sides[1]}" if mine else
+                    f"is not labeled {sides[0]} and labeled {theirs} {sides[1]}")
+            return f"transform {transform}: {case_id} {said}"
     return ""
 
 

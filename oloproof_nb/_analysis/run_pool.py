@@ -62,7 +62,8 @@ def pool(cls: type[R], runs: Sequence[Run]) -> R:
                                 "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
                                 "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
                                 "after pooling runs made with the same one")
-        relabeled = label_difference(stored_pair_labels(first), stored_pair_labels(other))
+        relabeled = label_difference(stored_pair_labels(first), stored_pair_labels(other),
+                                     (f"in {first.run_id}", f"in {other.run_id}"))
         if relabeled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
             raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
                                 f"({relabeled}); pool runs made with the same label files, or run the suite "

@@ -14,7 +14,7 @@ from .._core.case import Case, case_content_and_copies, case_from_mapping, conte
 from .._core.lists import is_absent_marker
 from .._core.paths import MAX_DEPTH, exceeds_depth, format_path
 from .._core.records import RepeatedCases
-from ..errors import CaseFileError, parse_problem, quote, value_kind
+from ..errors import CaseFileError, lone_cr_hint, parse_problem, quote, value_kind
 from .files import KeyTwice, UnreadableFile, keys_once, open_regular
 
 __all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note",
@@ -119,7 +119,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise CaseFileError(path, lineno, f"not UTF-8 text ({exc.reason})") from None
+                raise CaseFileError(path, lineno, f"not UTF-8 text ({exc.reason}){lone_cr_hint(raw)}") from None
             if not line.strip():
                 continue
             try:
@@ -129,7 +129,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
                                     "each key once") from None
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long to convert
                 raise CaseFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one "
-                                    "JSON object") from None
+                                    f"JSON object{lone_cr_hint(line)}") from None
             if not isinstance(obj, dict):
                 raise CaseFileError(path, lineno, f"expected a JSON object, got {value_kind(obj)}")
             # fewer opening brackets than MAX_DEPTH (inside strings or not) cannot nest deeper

@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     import yaml
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error",
-           "refuse_internal_keys", "dangling_link", "folder_problem", "lone_surrogate", "open_regular", "read_regular",
-           "read_yaml", "keys_once", "a_number", "plain_number", "text_number", "yaml_number", "float_text"]
+           "refuse_internal_keys", "dangling_link", "file_above", "folder_problem", "lone_surrogate", "open_regular",
+           "read_regular", "read_yaml", "keys_once", "a_number", "plain_number", "text_number", "yaml_number",
+           "float_text"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -111,6 +112,33 @@ def dangling_link(path: str | Path) -> str | None:
         return f"is a dangling symbolic link (it points to {quote(target)}, which does not exist)"
     except (OSError, ValueError):  # a loop of links, no permission: the caller's own words
         return None
+    return None
+
+
+def file_above(path: str | Path) -> str | None:
+    """Why nothing can be at ``path`` when a path above it is there as no folder (a file, or a symbolic link that
+    leads to none), in words for an error that names ``path``: ``notes.txt is a file, not a folder``; None when
+    none is (every path above is a folder, or not there).
+
+    ``notes.txt/r1`` given for a run folder was told ``no such run directory`` or ``no such file or folder``, and the
+    user, who sees ``notes.txt`` there, looked for a folder of that name.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = open(os.path.join(folder, "notes.txt"), "w").close()
+    ...     said = file_above(os.path.join(folder, "notes.txt", "r1"))
+    ...     print(said.replace(folder, "…"), file_above(os.path.join(folder, "r1")), sep="; ")
+    …/notes.txt is a file, not a folder; None
+    """
+    for parent in Path(path).parents:
+        if parent.exists() or parent.is_symlink():
+            if parent.is_dir():
+                return None
+            if parent.is_symlink():
+                return f"{parent} is a symbolic link to {quote(os.readlink(parent))}, which is not a folder"
+            return f"{parent} is a file, not a folder"
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import unicodedata
 from collections.abc import Callable, Collection
@@ -9,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from .._core.labels import parse_judgement
-from ..errors import LabelFileError, decode_line, parse_problem, quote
+from ..errors import LabelFileError, decode_line, lone_cr_hint, parse_problem, quote
 from .cases import id_look
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
-__all__ = ["MAX_LABEL_BYTES", "load_labels", "same_name"]
+__all__ = ["MAX_LABEL_BYTES", "load_labels", "read_labels", "same_name"]
 
 #: Largest label file read (it is read whole): 64 MiB, some 500,000 judgements.
 MAX_LABEL_BYTES = 64 << 20
@@ -52,15 +53,26 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         now (``copy_digest``: the labeler read another text); a path that is not a regular
         file (a directory, a named pipe, a device) or holds more than :data:`MAX_LABEL_BYTES`.
     """
+    return read_labels(path, known_ids, transform, copy_digest)[0]
+
+
+def read_labels(path: str | Path, known_ids: Collection[str] | None = None, transform: str | None = None,
+                copy_digest: Callable[[str], str] | None = None) -> tuple[list[dict[str, Any]], str]:
+    """:func:`load_labels`, with the SHA-256 hex of the bytes the judgements were read from (as
+    :func:`~.imports.file_digest` gives it): a suite records each label file's digest, which a second read of
+    the file took, and a file saved between the two reads was stored with the digest of other judgements than
+    those read."""
     path = Path(path)
     try:
-        text = read_regular(path, MAX_LABEL_BYTES).decode("utf-8-sig")  # a leading byte-order mark is not content
+        raw = read_regular(path, MAX_LABEL_BYTES)
+        text = raw.decode("utf-8-sig")  # a leading byte-order mark is not content
     except UnreadableFile as exc:
         message = str(exc)
         raise LabelFileError(path, None, "label file not found" if message == "file not found"
                              else f"cannot read the label file: {message}") from None
     except UnicodeDecodeError as exc:  # the line of the byte, as the case file names it (after a BOM, if any)
-        raise LabelFileError(path, decode_line(exc), f"not UTF-8 text ({exc.reason})") from None
+        upto = bytes(exc.object[: exc.end]).rsplit(b"\n", 1)[-1]  # its line, up to the byte and with it
+        raise LabelFileError(path, decode_line(exc), f"not UTF-8 text ({exc.reason}){lone_cr_hint(upto)}") from None
     out: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], tuple[int, str]] = {}  # (case id, labeler as same_name reads it) -> (line, as written)
     # JSONL lines end at \n only, as in the case file: a CR before it is JSON whitespace, a lone CR or U+2028 text
@@ -74,7 +86,8 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
             raise LabelFileError(path, lineno, f"key {quote(exc.args[0])} appears twice; give each key once") from None
         except (ValueError, RecursionError) as exc:  # also a number too long to convert
             raise LabelFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one JSON "
-                                 'object {"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}') from None
+                                 'object {"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}'
+                                 + lone_cr_hint(line)) from None
         bad = lone_surrogate(obj) if "\\u" in line else None  # only an escape can make one in UTF-8 text
         if bad is not None:  # JSON, but no text: it was reported as "not valid JSON (utf-8 codec can't encode …)"
             char = next(c for c in bad if 0xD800 <= ord(c) <= 0xDFFF)  # worded as the case file words it
@@ -105,7 +118,7 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
                                  "case, width, extra blank space or invisible characters)")
         seen[key] = (lineno, labeler)
         out.append(judgement)
-    return out
+    return out, hashlib.sha256(raw).hexdigest()
 
 
 def _later_stale(lines: list[str], lineno: int, known_ids: Collection[str] | None,

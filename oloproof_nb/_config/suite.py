@@ -46,7 +46,7 @@ from .imports import (
     stale_import,
     suite_imports,
 )
-from .labels import load_labels
+from .labels import read_labels
 from .release import ReleaseConfig, load_release, parse_release
 from .removals import RemovalScan
 from .suite_config import SUITE_FILE, SuiteConfig, Transform, parse_suite_config, slices_once
@@ -582,9 +582,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                               f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}, '
                               "or create it empty to run the suite first and read the copies (run.panel(case_id)): "
                               "an empty file leaves every pair unlabeled")
-        labels[transform.name] = load_labels(labels_file, derived_ids[transform.name], transform.name,
-                                             _CopyDigests(transform, cases_file, kept))
-        digests[transform.validity_labels] = file_digest(labels_file)
+        # read once: the digest is of the bytes the judgements were read from
+        labels[transform.name], digests[transform.validity_labels] = read_labels(
+            labels_file, derived_ids[transform.name], transform.name, _CopyDigests(transform, cases_file, kept))
     vacuous = scan.findings()
     for criterion, message in [*thin_validity(config, n_sources, suite_file).items(),
                                *blank_rewrites(config, suite_file).items()]:

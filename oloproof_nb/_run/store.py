@@ -75,7 +75,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._config.files import UnreadableFile, dangling_link, read_regular
+from .._config.files import UnreadableFile, dangling_link, file_above, read_regular
 from .._core.canonical import iso, utc_now
 from .._core.paths import ABSENT
 from .._core.records import AbruptEnd, CaseRecord, Manifest, ReplayRecord
@@ -84,7 +84,6 @@ from ..errors import (
     RunLockedError,
     StoreWriteError,
     parse_problem,
-    quote,
     storable,
     validation_problem,
 )
@@ -354,15 +353,6 @@ _LIMITS = {errno.EFBIG: "Raise the limit on file size (ulimit -f)",
            errno.ENFILE: "Close files other programs hold open (the system's table of open files is full)"}
 
 
-def _file_above(directory: Path) -> Path | None:
-    """The nearest path above ``directory`` that is there as something other than a folder (a file, or a symbolic
-    link that leads to no folder: the link itself), or None."""
-    for parent in directory.parents:
-        if parent.exists() or parent.is_symlink():
-            return None if parent.is_dir() else parent
-    return None
-
-
 class RunStore:
     """Writer of one run directory (thread-safe appends), holding the directory's lock until :meth:`close`."""
 
@@ -409,12 +399,10 @@ class RunStore:
         try:
             make_folders(directory)
         except OSError as exc:
-            blocker = _file_above(directory) if exc.errno == errno.ENOTDIR else None
+            blocker = file_above(directory) if exc.errno == errno.ENOTDIR else None
             if blocker is not None:  # --out notes.txt/r1: say which part is a file (or a link that leads to none)
-                what = (f"a symbolic link to {quote(os.readlink(blocker))}, which is not a folder"
-                        if blocker.is_symlink() else "a file, not a folder")
-                raise RunDirError(f"{directory}: cannot create the run directory: {blocker} is {what}; "
-                                  "choose another out=") from None
+                raise RunDirError(f"{directory}: cannot create the run directory: {blocker}; choose another out="
+                                  ) from None
             # the OS's own "Permission denied" (a read-only checkout); a umask's refusal already says what to set
             denied = exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and exc.strerror == os.strerror(exc.errno)
             hint = "; choose another out= in a folder you can write (outside a read-only checkout)" if denied else ""
@@ -442,6 +430,9 @@ class RunStore:
         by a kill before its rename is promoted when it is complete.
         """
         if not directory.exists() and not directory.is_symlink():  # a CI job retried on a fresh workspace
+            above = file_above(directory)  # no folder can be there: starting it without resume fails too
+            if above is not None:
+                raise RunDirError(f"{directory}: no run to resume: {above}; choose another out=")
             raise RunDirError(f"{directory}: no run to resume (no such folder); start the run without resume=True")
         refuse_dangling_run_dir(directory)  # it said "not a run directory (no manifest.json)", where a load names it
         # lexists: a manifest.json that is a dangling link is named by read_manifest (it was "no manifest.json")

@@ -39,7 +39,7 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
     logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
     from .._analysis.inspect_files import is_inspect_log, is_inspect_source
-    from .._config.files import dangling_link, folder_problem
+    from .._config.files import dangling_link, file_above, folder_problem
     from .._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from .._run.store import MANIFEST
 
@@ -50,7 +50,9 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
         if problem is not None:
             raise RunDirError(f"{path}: {problem}; give {wanted} you can read")
         if not path.exists():  # a typo: say what may be given here, not only what a run directory holds
-            raise RunDirError(f"{path}: {dangling_link(path) or 'no such file or folder'}; give {wanted}")
+            above = file_above(path)  # notes.txt/r1: the user sees notes.txt there
+            why = dangling_link(path) or (f"nothing can be there: {above}" if above else "no such file or folder")
+            raise RunDirError(f"{path}: {why}; give {wanted}")
         if path.is_file() and not is_inspect_source(path) and is_suite_folder(path.parent):  # demo/oloproof.yaml
             raise RunDirError(f"{path}: is a file of the suite in {path.parent}; give {wanted} ({path.parent} gives "
                               "the suite's latest run)")

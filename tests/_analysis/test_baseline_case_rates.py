@@ -8,6 +8,7 @@ state_matches 2 of 4 rows per epoch.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from math import comb
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import oloproof_nb as op
+from oloproof_nb.cli import main
 
 CASES = [{"id": f"c{i}", "input": {"answer": "done", "writes": [{"path": ["acct", "n"], "value": 1}] if i < 2 else []},
           "initial_state": {"acct": {"n": 0}, "other": {"k": i}},
@@ -53,3 +55,33 @@ def test_the_reduced_idle_rate_is_the_mean_of_the_cases_values(make_suite: Calla
     run = op.run(suite, out=tmp_path / "run", progress=False)
     row = op.gate(run, baseline=idle).table.set_index("criterion").loc["state_matches"]
     assert (row["reduce"], row["noop_rate"], bool(row["passes_when_idle"])) == ("pass^2", by_hand, False)
+
+
+def test_a_baseline_of_fewer_epochs_than_a_reduction_needs_is_refused(make_suite: Callable[..., Path],
+                                                                      tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The baseline was made with the suite's 1 epoch; the gate reduces state_matches with pass^2 (given to it, not
+    in the release.yaml the baseline was made with). No case of the baseline has 2 rows, so its noop_rate read NaN
+    and passes_when_idle False, though the idle agent passes c2 and c3 in every epoch: the red flag was gone
+    without a word. The gate refuses it in one line naming the baseline's folder, its epochs and the k asked,
+    as it refuses a run of fewer epochs than a reduction's k; the command line exits 2."""
+    suite = make_suite(CASES, evaluators=EVALUATORS, release=RELEASE)
+    idle = op.baseline(suite, progress=False)
+    assert idle.run.epochs == 1
+    run = op.run(suite, out=tmp_path / "run", epochs=2, progress=False)
+    reduced = {"state_matches": {"threshold": 0.4, "reduce": "pass^2"}}
+    said = (rf"{idle.run.directory}: the baseline has epochs=1, and state_matches is gated with reduce: pass\^2, "
+            r"which needs 2 epochs of each case")
+    with pytest.raises(op.OloproofError, match=said):
+        op.gate(run, baseline=idle, criteria=reduced)
+    release = tmp_path / "release-pass2.yaml"
+    release.write_text("criteria:\n  state_matches: {threshold: 0.4, reduce: pass^2}\n", encoding="utf-8")
+    code = main(["gate", str(run.directory), "--release", str(release), "--baseline", str(idle.run.directory)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and re.search(said, err), err
+    # a baseline of the epochs pass^2 needs gives the idle agent's pass^2 (c2 and c3 pass both epochs: 2 of 4)
+    again = op.baseline(make_suite(CASES, evaluators=EVALUATORS, release={"criteria": reduced}), progress=False)
+    assert again.run.epochs == 2
+    row = op.gate(run, baseline=again.run.directory, criteria=reduced).table.set_index("criterion").loc["state_matches"]
+    assert (row["noop_rate"], bool(row["passes_when_idle"])) == (0.5, True)

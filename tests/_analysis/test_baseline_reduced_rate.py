@@ -10,7 +10,6 @@ its red flag (``passes_when_idle`` False at a threshold of 0.9) and the pass^3 o
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from math import comb
 from pathlib import Path
@@ -75,10 +74,12 @@ def test_noop_rate_of_a_reduced_criterion_is_the_idle_agents_reduced_rate(flaky:
     assert not row["passes_when_idle"]  # was True: a false red flag
 
 
-def test_a_reduction_the_baseline_has_too_few_epochs_for_leaves_noop_rate_blank(flaky: Path) -> None:
+def test_a_reduction_the_baseline_has_too_few_epochs_for_is_refused(flaky: Path) -> None:
+    """No idle case has 6 rows: ``noop_rate`` was left blank and ``passes_when_idle`` False without a word, which
+    reads as a check the idle agent does not pass. Refused, as a run of fewer epochs than a reduction's k is."""
     idle = op.baseline(flaky, progress=False)  # 3 epochs
     run = op.load_runs([op.run(op.load_suite(flaky), progress=False).directory,
                         op.run(op.load_suite(flaky), progress=False).directory])  # 6 rows per case pooled
-    table = op.gate(run, baseline=idle, criteria={"state_matches": {"threshold": 0.5, "reduce": "pass^6"}}).table
-    row = table.set_index("criterion").loc["state_matches"]
-    assert math.isnan(row["noop_rate"]) and not row["passes_when_idle"]  # no idle case has 6 rows: not judged
+    with pytest.raises(op.OloproofError, match=r"the baseline has epochs=3, and state_matches is gated with reduce: "
+                                               r"pass\^6, which needs 6 epochs of each case: .*--epochs 6"):
+        op.gate(run, baseline=idle, criteria={"state_matches": {"threshold": 0.5, "reduce": "pass^6"}})

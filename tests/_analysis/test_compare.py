@@ -1422,9 +1422,9 @@ def test_runs_made_with_different_labels_are_compared_with_a_note(example_suite:
     e = op.run(op.load_suite(example_suite), out=tmp_path / "e", progress=False)
     assert not op.validity(d)["checked"].any() and not op.validity(e)["checked"].any()  # 23 and 22 of 24 labeled
     quiet = op.compare(d, e)
-    assert ("the runs were made with different validity labels (transform injected: ord-023~injected is labeled "
-            "otherwise): every paired copy is scored in both runs or in neither, so the labels change no paired "
-            "row") in quiet.notes
+    assert (f"the runs were made with different validity labels (transform injected: ord-023~injected is labeled "
+            f"valid in the base run {d.run_id} and not labeled in the candidate {e.run_id}): every paired copy is "
+            "scored in both runs or in neither, so the labels change no paired row") in quiet.notes
     assert (quiet.table["one_sided"] == 0).all()
 
 

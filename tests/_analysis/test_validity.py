@@ -444,6 +444,29 @@ def test_labels_changed_since_the_run_are_named_and_the_stored_ones_decide(
         op.gate(run)
 
 
+def test_a_label_given_or_taken_out_since_the_run_is_named_as_such(make_suite: Callable[..., Path]) -> None:
+    """c1~t had no label when the run was made (the transform not checked yet); the labeler labeled it since. The
+    warning said ``c1~t is labeled otherwise``, and the user looked for a label turned from valid to invalid in a file
+    where nothing had turned: it now says the pair was not labeled in the run and is labeled valid in the file. A
+    judgement taken out of the file is said so too."""
+    ids = ["c1", "c2", "c3"]
+    labels = {"t": [_j(f"{i}~t", True) for i in ids[1:]]}  # c1~t unlabeled
+    root = mm_suite(make_suite, [case(i) for i in ids], [transform("t", "!answer", minimum_validity=0.5)],
+                    [{"type": "answer_matches"}], labels, release={"criteria": {"answer_matches": 0.1}})
+    run = op.run(op.load_suite(root), progress=False)
+    label_file = root / "labels" / "t.jsonl"
+    _relabel(label_file, "c1~t", [json.dumps({"case_id": "c1~t", "valid": True})])
+    with pytest.warns(UserWarning, match=r"t\.jsonl differs from the validity labels run .* was made with \("
+                                         r"transform t: c1~t is not labeled in the run and labeled valid in the file "
+                                         r"now\); this gate uses the run's"):
+        op.gate(run)
+    _relabel(label_file, "c1~t", [])
+    _relabel(label_file, "c2~t", [])
+    with pytest.warns(UserWarning, match=r"\(transform t: c2~t is labeled valid in the run and not labeled in the "
+                                         r"file now\)"):
+        op.gate(run)
+
+
 def test_the_unscored_note_names_up_to_shown_copies_and_counts_the_rest() -> None:
     """Lines by hand: one copy, exactly three (no 'and 0 more'), four (one more), and a notebook's
     twenty of twenty-two."""

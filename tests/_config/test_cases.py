@@ -212,6 +212,28 @@ def test_utf8_bom_and_crlf_are_read(tmp_path: Path) -> None:
     assert [c.id for c in load_cases(path)] == ["c1", "c2"]
 
 
+def test_a_case_file_of_lone_cr_line_endings_says_so(tmp_path: Path) -> None:
+    """A case file saved with classic Mac OS line endings (a lone CR ends each line) is one JSONL line: the error
+    named line 1 of a file of three cases, ``not valid JSON (Extra data)`` (or, with a byte that is not UTF-8 on the
+    third, ``not UTF-8 text``) and nothing of why; it now says the lines end with a lone CR. A CRLF file reads
+    (above), and an error on a line without one says nothing of line endings."""
+    path = tmp_path / "cases.jsonl"
+    lines = [json.dumps({"id": f"c{i}", "input": {"q": i}}).encode() for i in range(3)]
+    hint = (r"; its lines end with a lone CR \(classic Mac OS line endings\), which ends no line of a JSONL file: save "
+            r"it with LF or CRLF line endings$")
+    path.write_bytes(b"\r".join(lines) + b"\r")
+    with pytest.raises(CaseFileError, match=r"cases\.jsonl: line 1: not valid JSON \(Extra data\); each line must be "
+                                            r"one JSON object" + hint):
+        load_cases(path)
+    path.write_bytes(b"\r".join([*lines[:2], lines[2].replace(b"q", b"\xff")]) + b"\r")
+    with pytest.raises(CaseFileError, match=r"line 1: not UTF-8 text \(invalid start byte\)" + hint):
+        load_cases(path)
+    path.write_bytes(lines[0] + b"\n" + b"{oops\n")
+    with pytest.raises(CaseFileError) as info:
+        load_cases(path)
+    assert "line 2: not valid JSON" in str(info.value) and "lone CR" not in str(info.value)
+
+
 @pytest.mark.parametrize("kind", SPECIAL_KINDS)
 def test_a_case_file_that_is_not_a_regular_file_is_refused_unopened(tmp_path: Path, kind: str) -> None:
     """Before: a FIFO hung the loader forever (open() waits for a writer); /dev/zero was read as a junk line."""

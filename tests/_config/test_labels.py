@@ -150,6 +150,31 @@ def test_suite_keeps_labels_and_their_digest(make_suite: Callable[..., Path]) ->
     assert op.load_run(run.directory).labels == suite.labels
 
 
+def test_load_suite_reads_each_label_file_once(make_suite: Callable[..., Path],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judgements were read from the file, and its digest from a second read of it: two opens, and a file saved
+    between the two was stored with the digest of other judgements than those read. One open now, whose bytes give
+    both (the digest checked against hashlib on the file)."""
+    import os
+
+    root = _suite(make_suite, [{"case_id": "c1~t", "valid": True}, {"case_id": "c2~t", "valid": False}])
+    label_file = str(root / "labels" / "t.jsonl")
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) == label_file:
+            opened.append(label_file)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    suite = op.load_suite(root)
+    monkeypatch.undo()
+    assert len(opened) == 1
+    assert suite.digests["labels/t.jsonl"] == hashlib.sha256(Path(label_file).read_bytes()).hexdigest()
+    assert [j["valid"] for j in suite.labels["t"]] == [True, False]
+
+
 def test_changed_labels_block_a_resume(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     root = _suite(make_suite, [{"case_id": "c1~t", "valid": True}])
     out = tmp_path / "run"
@@ -224,6 +249,34 @@ def test_lines_and_lone_surrogates_are_read_as_in_the_case_file(tmp_path: Path) 
         load_labels(path, KNOWN)
     assert str(info.value).endswith("line 1: a string holds '\\udfff', a lone surrogate escape that is not "
                                     "Unicode text")  # the character, not the whole note
+
+
+def test_a_label_file_of_lone_cr_line_endings_says_so(tmp_path: Path, make_suite: Callable[..., Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A label file saved with classic Mac OS line endings is one line: the error named line 1 and said ``Extra data``
+    (or ``not UTF-8 text`` for a bad byte on its second judgement) with no word of why; it now says the lines end
+    with a lone CR, in one line from the command line, exit 2."""
+    hint = ("; its lines end with a lone CR (classic Mac OS line endings), which ends no line of a JSONL file: save it "
+            "with LF or CRLF line endings")
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\r{"case_id": "c2~t", "valid": false}\r')
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value).startswith(f"{path}: line 1: not valid JSON (Extra data)") and str(info.value).endswith(hint)
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\r{"case_id": "c2~t", "note": "\xff", "valid": false}\r')
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value) == f"{path}: line 1: not UTF-8 text (invalid start byte){hint}"
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\n{"case_id": "c2~t", "note": "\xff", "valid": false}\n')
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value) == f"{path}: line 2: not UTF-8 text (invalid start byte)"  # LF lines: no word of CRs
+    root = _suite(make_suite, [])
+    (root / "labels" / "t.jsonl").write_bytes(b'{"case_id": "c1~t", "valid": true}\r{"case_id": "c2~t", '
+                                              b'"valid": false}\r')
+    assert main(["run", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.strip().endswith(hint) and "t.jsonl: line 1:" in err
 
 
 def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """``--out`` below a symbolic link that leads through a file (``link -> notes.txt/x``). The line named
 the link "a file", which it is not (``ls`` shows a link; ``cat`` says "Not a directory"); it now says where the link
-points. Pins ``_file_above``'s ``is_symlink`` too (without it the line named no file at all)."""
+points. Pins ``file_above``'s ``is_symlink`` too (without it the line named no file at all)."""
 
 from __future__ import annotations
 
