@@ -629,7 +629,7 @@ class RunStore:
                     tmp.unlink(missing_ok=True)
             fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
             with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write(f"--- {iso(utc_now())}\n{text}\n")
+                handle.write(f"--- {iso(utc_now())}\n{storable(text)}\n")  # a name that is not UTF-8 too
         except OSError:
             pass
         return path

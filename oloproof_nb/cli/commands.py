@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from .output import (
     print_json_text,
     print_wrapped,
     say,
+    shell_word,
 )
 from .parser import EMPTY_PATH
 from .process import StopOnSignals, Stopped, ended_how, in_flight, resume_hint, run_in_child
@@ -111,7 +111,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
     target = init_example(args.example, args.dest, force=args.force)
     print(terminal_text(f"wrote the {args.example} suite to {target}/"))  # a line break in the name: one line
-    print(terminal_text(f"next: oloproof run {target}"))
+    print(terminal_text(f"next: oloproof run {shell_word(target)}"))  # a command to copy: `dir with space`, `-x`
     return 0
 
 
@@ -122,7 +122,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if Path(args.suite).is_file():
         folder = Path(args.suite).parent
         raise OloproofError(f"{args.suite}: is a file; oloproof run wants a suite folder, the folder holding "
-                            f"oloproof.yaml (e.g. oloproof run {shlex.quote(str(folder))})")
+                            f"oloproof.yaml (e.g. oloproof run {shell_word(folder)})")
     if args.resume and not args.out:
         from .._run.locate import latest_hint
 
@@ -229,7 +229,7 @@ def _whole(run: Run, given: str) -> Run:
             text += "; it finished while it was being read: run the command again"
         else:
             root = run.manifest.suite_config.root or "SUITE"
-            text += f"; finish it with: oloproof run {shlex.quote(root)} --out {shlex.quote(given)} --resume"
+            text += f"; finish it with: oloproof run {shell_word(root)} --out {shell_word(given)} --resume"
     raise OloproofError(text)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._run.streams import open_standard_descriptors, to_devnull
-from ..errors import InternalError, OloproofError, cut_middle, describe_exception, terminal_text
+from ..errors import InternalError, OloproofError, cut_middle, describe_exception, storable, terminal_text
 from .commands import COMMANDS
 from .output import WARNING_LABELS, ReaderMayLeave, os_error_line, print_json_error, say, start_command
 from .parser import build_parser, wants_json
@@ -56,7 +56,7 @@ def _save_internal_traceback(text: str) -> str:
     try:
         fd, path = tempfile.mkstemp(prefix="oloproof-internal-error-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(storable(text))  # a message quoting a name that is not UTF-8 (a lone surrogate)
         return path
     except OSError:
         return "(it could not be saved)"

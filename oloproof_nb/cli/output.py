@@ -146,7 +146,7 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
         elif release is None and result.release is None:  # no file to blame: the suite had none when the run began
             path = Path(root or ".") / RELEASE_FILE
             # written since (the warning above names its keys): "write one" told the user to do what they had done
-            fix = (f"it is there now: give it with --release {shlex.quote(str(path))} to gate this run with it"
+            fix = (f"it is there now: give it with --release {shell_word(path)} to gate this run with it"
                    if path.is_file() else
                    "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
             print(terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}"))
@@ -218,6 +218,20 @@ def compare_why(verdict: str, table: Any, reason: str = "") -> str:
     if rules in ([], ["interval_includes_minus_margin"]):
         return "a regression larger than the margin is not ruled out"
     return f"not decided: {', '.join(rules)}"
+
+
+def shell_word(path: str | Path) -> str:
+    """``path`` as one word of a command the user is told to run: quoted for a POSIX shell (a space, a ``$``), and a
+    relative path that starts with '-' written ``./-x`` (as given, ``oloproof run -x`` read it as an option: "the
+    following arguments are required: suite").
+
+    Examples
+    --------
+    >>> shell_word("my suite"), shell_word("-x"), shell_word("/tmp/-x")
+    ("'my suite'", './-x', '/tmp/-x')
+    """
+    text = str(path)
+    return shlex.quote("./" + text if text.startswith("-") else text)
 
 
 def os_error_line(exc: OSError) -> str:

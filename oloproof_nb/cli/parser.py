@@ -103,6 +103,9 @@ class _Parser(argparse.ArgumentParser):
     #: :func:`wants_json`).
     json_errors = False
 
+    #: The arguments this parser was given (:meth:`parse_known_args`), for :meth:`error`.
+    _given: Sequence[str] = ()
+
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         """As argparse's; an option that stores one value (``--out DIR``) may be given once (:class:`_Once`)."""
         if args and str(args[0]).startswith("-") and kwargs.get("action", "store") == "store":
@@ -113,12 +116,32 @@ class _Parser(argparse.ArgumentParser):
         wanted = re.fullmatch(r"argument (--[\w-]+).*: expected one argument", message)
         if wanted:  # `--pass-threshold -inf`: argparse takes a value that starts with '-' (and no number) for an option
             message += f"; a value that starts with '-' is given as {wanted.group(1)}=VALUE"
+        taken = next((arg for arg in self._given if self._read_as_option(arg)), None)
+        if taken is not None and message.startswith("the following arguments are required: "):
+            # `oloproof gate -r1`: the path was set aside as an unknown option, and the line named only run_dir
+            message += f"; {taken} was read as an option: a path that starts with '-' is given as ./{taken} or after --"
         # one line, as every error: argparse quotes an unrecognized argument as given (a line break, an escape
         # sequence, 5,000 characters); cut once escaped, as an escape is up to 10 characters long
         message = cut_middle(terminal_text(message))
         if self.json_errors:  # a hook reading stdout as JSON gets its error there too, not nothing
             print_json_error("usage error", f"{message} (see `{self.prog} --help`)")
         self.exit(2, f"oloproof: error: {message} (see `{self.prog} --help`)\n")
+
+    def _read_as_option(self, arg: str) -> bool:
+        """Whether argparse takes ``arg``, which starts with one '-', for an option that this parser does not have
+        (``-r1``); a negative number or a word with a space in it it takes for a value, as it does ``-``. A command's
+        parser only: the top-level one's positional is the command's name."""
+        if (self._subparsers is not None or not arg.startswith("-") or arg.startswith("--") or arg == "-"
+                or " " in arg or self._negative_number_matcher.match(arg)):
+            return False
+        name = arg.split("=", 1)[0]
+        return not any(option.startswith(name) for option in self._option_string_actions)
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse's; the arguments are kept for :meth:`error` (a command's parser gets those after its name)."""
+        self._given = list(args) if args is not None else []
+        return super().parse_known_args(args, namespace)
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                    namespace: argparse.Namespace | None = None) -> argparse.Namespace:

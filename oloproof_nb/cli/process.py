@@ -9,7 +9,6 @@ import argparse
 import multiprocessing
 import multiprocessing.connection
 import os
-import shlex
 import signal
 import sys
 import threading
@@ -21,7 +20,7 @@ from typing import Any
 
 from .._run.streams import shield_standard_streams
 from ..errors import InternalError, OloproofError, RunDirError, StoreWriteError, describe_exception
-from .output import WARNING_KINDS, os_error_line
+from .output import WARNING_KINDS, os_error_line, shell_word
 
 # -- oloproof run: the suite runs in a child process; this one decides the exit code ------------------------
 
@@ -184,7 +183,7 @@ def _start_method() -> str:
 def resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
     if directory is None or not (directory / "manifest.json").is_file():
         return ""
-    command = f"oloproof run {shlex.quote(args.suite)} --out {shlex.quote(str(directory))} --resume"
+    command = f"oloproof run {shell_word(args.suite)} --out {shell_word(directory)} --resume"
     return f"; the run is in {directory} — finish it with: {command}"
 
 

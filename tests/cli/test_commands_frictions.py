@@ -399,7 +399,7 @@ def test_init_names_a_destination_with_a_line_break_on_one_line(tmp_path: Path,
     assert main(["init", "--example", "stateful-agent", str(dest)]) == 0
     out, _ = capsys.readouterr()
     assert out == (f"wrote the stateful-agent suite to {tmp_path}/de\\nmo\\x1b[2J/\n"
-                   f"next: oloproof run {tmp_path}/de\\nmo\\x1b[2J\n")
+                   f"next: oloproof run '{tmp_path}/de\\nmo\\x1b[2J'\n")  # quoted: a command to copy
     assert (dest / "oloproof.yaml").is_file()
 
 
