@@ -19,8 +19,10 @@ import functools
 import hashlib
 import inspect
 import json
+import threading
 import time
 import typing
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,10 +32,10 @@ from pydantic import BaseModel, ValidationError
 from .._core.canonical import canonical_json, iso, utc_now
 from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, copy_json, to_json
-from .._core.paths import MAX_DEPTH
+from .._core.paths import MAX_DEPTH, format_path
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict, step_raised, step_timed_out
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
-from ..errors import describe_exception, format_loc, quote, validation_problem
+from ..errors import describe_exception, format_loc, quote, storable, validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, system_traceback
 
 __all__ = ["SandboxResult", "SystemContractError", "run_case", "replay_case", "failure_reason",
@@ -224,6 +226,38 @@ def _trajectory_json(trajectory: Trajectory) -> TrajectoryDict:
             "input": None if trajectory.input is None else to_json(trajectory.input, what="the input")}
 
 
+def _not_utf8(value: Any, what: str) -> str | None:
+    """Where the first text of a JSON ``value`` (a key or a string) that UTF-8 cannot hold sits, in words naming
+    ``what`` it is, its path and the fix; None when there is none.
+
+    Such text holds a lone surrogate: a name read from bytes that are not UTF-8 (``os.listdir`` of a file named
+    in Latin-1 gives ``'caf\\udce9.txt'``). Refused only when the JSON text is encoded, it was named by its offset
+    in that text (``can't encode character '\\udce9' in position 40``), not where it sits in the state."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        node, keys = stack.pop()
+        if type(node) is dict:
+            items = list(node.items())
+            for key, item in reversed(items):  # the first key is looked at first
+                stack.append((item, (*keys, key)))
+            texts = [(key, (*keys, key)) for key, _ in items]
+        elif type(node) is list:
+            stack.extend((item, (*keys, str(i))) for i, item in reversed(list(enumerate(node))))
+            continue
+        else:
+            texts = [(node, keys)] if type(node) is str else []
+        for text, at in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                where = f"at {storable(format_path(at))}" if at else "itself"
+                return (f"{what} holds text with a lone surrogate {quote(exc.object[exc.start:exc.end])} {where}, "
+                        "which UTF-8 cannot store (text decoded from bytes that are not UTF-8): decode the bytes "
+                        "with their own encoding, or keep the escape (text.encode('utf-8', "
+                        "'backslashreplace').decode())")
+    return None
+
+
 def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     """The trajectory as it is stored (JSON); :class:`SystemContractError` when it cannot be stored.
 
@@ -235,12 +269,17 @@ def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     """
     try:
         data = _trajectory_json(trajectory)
-        json.dumps(data, ensure_ascii=False).encode("utf-8")  # what the store will write: it can be written
+        written = json.dumps(data, ensure_ascii=False)  # what the store will write
     except _Invalid as exc:
         raise SystemContractError(f"{what} returned an invalid trajectory: {exc}") from None
     except (ValueError, TypeError, RecursionError) as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SystemContractError(f"{what} returned a trajectory that cannot be stored as JSON: {text}") from None
+    try:
+        written.encode("utf-8")  # it can be written
+    except UnicodeEncodeError as exc:
+        problem = _not_utf8(data, "it") or str(exc)
+        raise SystemContractError(f"{what} returned a trajectory that cannot be stored as JSON: {problem}") from None
     return data
 
 
@@ -260,6 +299,7 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
     canonical JSON reads back (keys in sorted order), so two snapshots of the same world are stored alike
     whatever order the system built it in.
     """
+    copied: Any = None
     try:
         copied = to_json(state, what="the state")  # a dataclass or pydantic model becomes an object of its fields
         text = canonical_json(copied)
@@ -268,6 +308,9 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         if exc.too_deep:
             raise SystemContractError(f"snapshot() returned a state nested deeper than {MAX_DEPTH} levels") from None
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
+    except UnicodeEncodeError as exc:
+        problem = _not_utf8(copied, "the state") or str(exc)
+        raise SystemContractError(f"snapshot() returned a state that is not JSON: {problem}") from None
     except (TypeError, ValueError) as exc:
         raise SystemContractError(f"snapshot() returned a state that is not JSON: {exc}") from None
     if not isinstance(copied, dict):  # every path starts with a key
@@ -326,6 +369,27 @@ def _not_awaitable(value: Any, what: str) -> Any:
         "asyncio.run works, in Jupyter too)")
 
 
+#: The systems with ``snapshot()`` but no ``reset()`` that have been through the sandbox once (by weak reference):
+#: nothing sets their world back, so a second pass would start from the world the first left (:func:`_in_sandbox`).
+_UNRESET: list[weakref.ref[Any]] = []
+_UNRESET_LOCK = threading.Lock()
+
+
+def _drifted(system: Any) -> bool:
+    """Whether ``system`` (one with ``snapshot()`` but no ``reset()``) has been through the sandbox before; notes it
+    as having been. Told by identity, never ``==`` or a hash (two equal dataclass instances are two worlds; an
+    unhashable one is still noted). An instance that takes no weak reference is never noted (runs as it did)."""
+    with _UNRESET_LOCK:
+        _UNRESET[:] = [ref for ref in _UNRESET if ref() is not None]
+        if any(ref() is system for ref in _UNRESET):
+            return True
+        try:
+            _UNRESET.append(weakref.ref(system))
+        except TypeError:  # no weak references to it
+            pass
+    return False
+
+
 def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, run_id: str,
                 system_version: str | None, timeout_s: float | None,
                 after_reset: Callable[[], Any] | None = None) -> SandboxResult:
@@ -355,6 +419,9 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
     stateful = callable(getattr(system, "snapshot", None))
     resettable = callable(getattr(system, "reset", None))  # a sandbox that can only be reset is still reset
     initial = copy_json(case.initial_state) if resettable else None  # harness work stays outside the call
+    # a world nothing resets: only its first pass starts where the instance was built (a second one counted the
+    # first case's writes as its own: a till that paid once per case passed the first case and failed the rest)
+    drifted = stateful and not resettable and not case.initial_state and _drifted(system)
     seen: list[Any] = [None]
     #: The system's method running when it is not the one that acts (``reset()``, ``snapshot()``; None otherwise),
     #: named in the reason of what it raises (:func:`_note_step`): what ``run()`` or ``replay()`` raised is read
@@ -371,6 +438,11 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
             raise TypeError("the system has snapshot() but no reset(): the case's initial_state would never be set, "
                             "and its state would be judged against a world it did not start from; add "
                             "reset(state), which the runner calls before each case with a copy of initial_state")
+        if drifted:
+            raise TypeError("the system has snapshot() but no reset(): this instance already ran a case (or a "
+                            "replay), and nothing set its world back, so this one would start from the world that one "
+                            "left and its state would be judged against it; add reset(state), which the runner calls "
+                            "before each case with a copy of initial_state ({} for a case without one)")
         if resettable:
             step("reset()")
             _not_awaitable(system.reset(initial), "reset()")

@@ -198,6 +198,22 @@ def test_a_system_that_snapshots_but_cannot_be_reset_is_refused(make_suite: Any)
     assert list(run.cases["status"]) == ["completed"] and list(run.verdicts["verdict"]) == ["pass"]
 
 
+
+def test_a_system_that_snapshots_but_cannot_be_reset_runs_one_pass_per_instance(make_suite: Any) -> None:
+    """Nothing sets such a world back, so cases without an initial_state drifted too: the till paid once per case
+    and was judged on the total (1, 2, 3), passing the first case and failing the others for the first's write.
+    Only an instance's first pass is judged; a later one is an ``error`` naming the cause, and the run goes on
+    on a fresh instance, whose first pass starts from the world its constructor built."""
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"state": {"paid": 1}}} for i in (1, 2, 3, 4)]
+    folder = make_suite(cases, evaluators=[{"type": "state_matches"}], system="sysmod:Counter",
+                        system_code=NO_RESET)
+    run = op.run(op.load_suite(folder), progress=False)
+    assert list(run.cases["status"]) == ["completed", "error", "completed", "error"]
+    assert all("already ran a case" in e for e in run.cases["error"].dropna())
+    assert [s["paid"] for s in run.snapshots["state"]] == [1, 1]
+    assert list(run.verdicts["verdict"]) == ["pass", "missing", "pass", "missing"]
+
+
 RESET_LOG = """
 class Logs:
     version = "logs-1"
@@ -504,3 +520,32 @@ def test_a_trajectory_or_a_dict_that_can_also_be_awaited_is_taken_as_it_is() -> 
         result = run_case(Desk(shape), _case(initial_state={"paid": 0}), run_id="r", system_version=None,
                           timeout_s=None)
         assert (result.trajectory.answer, result.state) == ("ok", {"paid": 1}), shape
+
+
+EQUAL_TILLS = '''
+import dataclasses
+
+
+@dataclasses.dataclass
+class Till:
+    """Equal to every other till with the same total, and unhashable (a dataclass with eq and no frozen)."""
+
+    paid: int = 0
+
+    def snapshot(self):
+        return {"paid": self.paid}
+
+    def run(self, input):
+        self.paid += 1
+        return {"steps": [], "answer": "ok"}
+'''
+
+
+def test_a_fresh_instance_without_reset_is_told_from_an_equal_one_by_identity(make_suite: Any) -> None:
+    """Instances are told apart by identity: a dataclass system is unhashable, and a fresh one equals another."""
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"state": {"paid": 1}}} for i in (1, 2, 3)]
+    folder = make_suite(cases, evaluators=[{"type": "state_matches"}], system="sysmod:Till",
+                        system_code=EQUAL_TILLS)
+    run = op.run(op.load_suite(folder), progress=False)
+    assert list(run.cases["status"]) == ["completed", "error", "completed"]
+    assert list(run.verdicts["verdict"]) == ["pass", "missing", "pass"]
