@@ -35,7 +35,7 @@ from .._core.jsonsafe import NotJSONError, copy_json, to_json
 from .._core.paths import MAX_DEPTH, format_path
 from .._core.records import ENV_SCHEMA, EnvironmentState, TrajectoryDict, step_raised, step_timed_out
 from .._core.trajectory import Change, Message, ToolCall, Trajectory
-from ..errors import describe_exception, format_loc, quote, storable, validation_problem
+from ..errors import clip, describe_exception, format_loc, quote, storable, validation_problem
 from .timeouts import CaseTimeout, SystemRaised, call_with_timeout, system_traceback
 
 __all__ = ["SandboxResult", "SystemContractError", "run_case", "replay_case", "failure_reason",
@@ -56,7 +56,9 @@ def failure_reason(exc: BaseException) -> str:
     led by the system's method that raised it when the sandbox routine noted one (``reset() raised
     ConnectionRefusedError: …``: a service the sandbox needs is down, not the agent's doing)."""
     if isinstance(exc, (CaseTimeout, SystemContractError)):  # their messages say what happened
-        return str(exc)
+        # a path naming a key UTF-8 cannot store (a set under 'caf\udce9.txt') is quoted by its escape: the record
+        # quoting it could not be written, and the run stopped with an internal error
+        return storable(str(exc))
     step = _noted_step(exc)
     lead = "" if step is None else step_raised(step)
     if isinstance(exc, SystemRaised):  # an exception of the system's that refused to be marked in place
@@ -250,7 +252,7 @@ def _not_utf8(value: Any, what: str) -> str | None:
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError as exc:
-                where = f"at {storable(format_path(at))}" if at else "itself"
+                where = f"at {clip(storable(format_path(at)), 120)}" if at else "itself"  # as NotJSONError's path
                 return (f"{what} holds text with a lone surrogate {quote(exc.object[exc.start:exc.end])} {where}, "
                         "which UTF-8 cannot store (text decoded from bytes that are not UTF-8): decode the bytes "
                         "with their own encoding, or keep the escape (text.encode('utf-8', "
