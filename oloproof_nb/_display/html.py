@@ -18,7 +18,18 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from .theme import ESCAPE, SHAPED_COLUMNS, Screen, cell_text, colour, fmt_cell, fmt_checked, fmt_number, preview
+from .theme import (
+    ESCAPE,
+    SHAPED_COLUMNS,
+    Screen,
+    cell_text,
+    colour,
+    fmt_cell,
+    fmt_checked,
+    fmt_number,
+    preview,
+    row_thresholds,
+)
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -149,9 +160,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
     # interval ends are shown on the side of their row's threshold that the computed ends are on (fmt_bound): a
-    # gate's threshold, or a comparison's −margin
-    thresholds = ([-m for m in df["margin"]] if signed and "margin" in df.columns
-                  else df["threshold"].tolist() if "threshold" in df.columns else [None] * len(df))
+    # gate's threshold, a validity table's minimum_validity, or a comparison's −margin
+    thresholds = [-m for m in df["margin"]] if signed and "margin" in df.columns else row_thresholds(df)
     rows = []
     for row, thr in zip(df.itertuples(index=False, name=None), thresholds, strict=True):
         cells = []

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import storable, terminal_text
 from .html import numeric_column
-from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell, fmt_checked
+from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell, fmt_checked, row_thresholds
 
 __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "table_cell", "text_table", "terminal_text"]
 
@@ -132,7 +132,7 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
         return fmt_cell(str(column), value, threshold=threshold) if shape else text(value)
 
     # interval ends on the side of their row's threshold that the computed ends are on (fmt_bound)
-    thresholds = df["threshold"].tolist() if styled and "threshold" in df.columns else [None] * len(df)
+    thresholds = row_thresholds(df) if styled else [None] * len(df)
     rows = [[padded(md_cell(cell(c, v, shape, thr))) for c, v, shape in zip(df.columns, row, shaped, strict=True)]
             for row, thr in zip(df.itertuples(index=False, name=None), thresholds, strict=True)]
     align = ["right" if num else "left" for num in numeric]

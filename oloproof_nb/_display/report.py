@@ -53,7 +53,7 @@ from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
 from .terminal import exit_line, gate_size, pooled_note, run_size
-from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number
+from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number, row_thresholds
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -120,8 +120,9 @@ def _png(ax: Axes) -> bytes:
 
 def _intervals(table: pd.DataFrame) -> list[str]:
     """``[low, high]`` per row of a table with ``ci_low`` and ``ci_high``, rounded outward (each end on the side of
-    the row's ``threshold``, when the table has one, that the computed end is on); ``""`` without one."""
-    thresholds = table["threshold"] if "threshold" in table.columns else [None] * len(table)
+    the row's ``threshold`` or ``minimum_validity``, when the table has one, that the computed end is on:
+    :func:`~.theme.row_thresholds`); ``""`` without one."""
+    thresholds = row_thresholds(table)
     return [fmt_interval(lo, hi, threshold=thr) if fmt_number(lo) else ""
             for lo, hi, thr in zip(table["ci_low"], table["ci_high"], thresholds, strict=True)]
 

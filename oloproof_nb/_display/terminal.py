@@ -10,6 +10,7 @@ and each cut name is given whole under the table. The last line printed says why
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import sys
 import textwrap
@@ -50,9 +51,12 @@ def plain_terminal() -> None:
     another character set, and the command's own lines, the exit line last, follow it on the same screen.
 
     Nothing is written where the stream is no terminal (a CI log or a file stays the system's bytes and the
-    command's lines, nothing else). A system can still write after the run, from a process it left running, or
-    to ``/dev/tty``: it is code you run (README, "Security and reliability").
+    command's lines, nothing else), nor on a terminal that says it acts on no escape (``TERM=dumb``: an editor's
+    shell buffer showed them as ``^[[0m^[(B^O`` before the exit line). A system can still write after the run,
+    from a process it left running, or to ``/dev/tty``: it is code you run (README, "Security and reliability").
     """
+    if os.environ.get("TERM") == "dumb":
+        return
     for stream in (sys.stderr, sys.stdout):  # stderr first: the system's prints go there
         isatty = getattr(stream, "isatty", None)
         if callable(isatty) and isatty():

@@ -299,6 +299,23 @@ def fmt_checked(value: Any) -> str:
 SHAPED_COLUMNS = ("ci_low", "ci_high", "threshold", "minimum_validity", "margin", "rate", "noop_rate")
 
 
+def row_thresholds(df: pd.DataFrame) -> list[Any]:
+    """The number each row of ``df``'s ``rate`` and interval ends are shown beside (:func:`fmt_cell`'s
+    ``threshold``): a gate table's ``threshold``, a validity table's ``minimum_validity`` (188 of 209 valid, 0.89952…,
+    showed as ``0.900`` beside a minimum of 0.9 and ``checked: no``), else None.
+
+    Examples
+    --------
+    >>> row_thresholds(pd.DataFrame({"rate": [0.5], "minimum_validity": [0.9]}))
+    [0.9]
+    """
+    for column in ("threshold", "minimum_validity"):
+        if column in df.columns:
+            values: list[Any] = df[column].tolist()
+            return values
+    return [None] * len(df)
+
+
 def fmt_cell(column: str, value: Any, sign: bool = False, threshold: Any = None) -> str:
     """One cell of a table shown as text: ``ci_low`` and ``ci_high`` rounded outward (:func:`fmt_bound`, as every
     interval shown, on the side of the row's ``threshold`` the computed end is on), ``threshold``,

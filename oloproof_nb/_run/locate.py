@@ -12,7 +12,21 @@ from .._config.suite_config import SUITE_FILE
 from ..errors import OloproofError, RunDirError, quote
 from .store import MANIFEST, read_manifest
 
-__all__ = ["follows", "is_suite_folder", "latest_run_dir", "latest_hint", "runs_hint"]
+__all__ = ["follows", "is_suite_folder", "latest_run_dir", "latest_hint", "runs_hint", "shell_word"]
+
+
+def shell_word(path: str | Path) -> str:
+    """``path`` as one word of a command the user is told to run (in this module's hints as in the commands' lines):
+    quoted for a POSIX shell (a space, a ``$``), and a relative path that starts with '-' written ``./-x`` (as
+    given, ``oloproof run -x`` read it as an option: "the following arguments are required: suite").
+
+    Examples
+    --------
+    >>> shell_word("my suite"), shell_word("-x"), shell_word("/tmp/-x")
+    ("'my suite'", './-x', '/tmp/-x')
+    """
+    text = str(path)
+    return shlex.quote("./" + text if text.startswith("-") else text)
 
 
 def is_suite_folder(path: str | Path) -> bool:
@@ -50,7 +64,7 @@ def latest_run_dir(suite_folder: str | Path) -> Path:
     latest = _newest(runs, suite_folder)
     if latest is None:
         raise RunDirError(f"{suite_folder}: a suite folder with no run in {runs} yet; run it first "
-                          f"(oloproof run {suite_folder}) or give a run directory")
+                          f"(oloproof run {shell_word(suite_folder)}) or give a run directory")
     suite_file = Path(suite_folder) / SUITE_FILE
     try:
         name, manifest = read_yaml(suite_file).get("name"), read_manifest(latest)
@@ -163,7 +177,8 @@ def runs_hint(folder: str | Path, within: str = "runs") -> str:
         if not suite:
             return ""
         return f"; it is a suite folder with no run in {runs} yet: run it first" if noun == "run" else \
-            f"; it is a suite folder with no baseline in {runs} yet: make one (oloproof run --baseline)"
+            f"; it is a suite folder with no baseline in {runs} yet: make one (oloproof run --baseline " \
+            f"{shell_word(folder)})"
     if count == 1:
         return f"; it {'is a suite folder' if suite else 'holds one run'}: give its {noun}, {str(latest)!r}"
     held = f"is a suite folder: give one of its {count} {noun}s in {runs}" if suite else \
@@ -197,5 +212,5 @@ def latest_hint(suite_folder: str | Path, flag: bool = False) -> str:
         finished = read_manifest(latest).finished_at is not None
     except (RunDirError, OSError, ValueError):
         return ""
-    given = f"--out {shlex.quote(str(latest))}" if flag else f"out={str(latest)!r}"
+    given = f"--out {shell_word(latest)}" if flag else f"out={str(latest)!r}"
     return f"; the suite's latest run is {given} ({'finished' if finished else 'unfinished'})"

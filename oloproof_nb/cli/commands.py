@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._run.locate import shell_word
 from ..errors import InternalError, OloproofError, RunDirError, cut_middle, terminal_text
 from .output import (
     COMPARE_PLAIN,
@@ -23,7 +24,6 @@ from .output import (
     print_json_text,
     print_wrapped,
     say,
-    shell_word,
 )
 from .parser import EMPTY_PATH
 from .process import StopOnSignals, Stopped, ended_how, in_flight, resume_hint, run_in_child
@@ -314,9 +314,12 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
     except (ContractFileError, DigestKeyError) as exc:
         # a contract file error names the file already; a missing key names the variable, so name the file too
         message = str(exc) if isinstance(exc, ContractFileError) else f"{args.contract}: {exc}"
+        # cut after its escapes; --json says it as stderr does, as every other --json error does: a file name that
+        # is not UTF-8 was a lone surrogate's escape (\udce9), which a strict JSON parser refuses
+        message = cut_middle(terminal_text(message))
         if args.json:
             print_json_text(json.dumps({"error": "contract error", "message": message}))
-        say(f"oloproof: error: contract error: {cut_middle(terminal_text(message))}")  # cut after its escapes
+        say(f"oloproof: error: contract error: {message}")
         return 2
     body = receipt.to_json_dict()
     if args.json:

@@ -8,7 +8,6 @@ import contextlib
 import errno
 import json
 import os
-import shlex
 import sys
 import textwrap
 import warnings
@@ -16,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._run.locate import shell_word
 from .._run.streams import SystemStream
 from ..errors import DuplicateCaseWarning, VacuousCheckWarning, describe_exception, terminal_text
 
@@ -218,20 +218,6 @@ def compare_why(verdict: str, table: Any, reason: str = "") -> str:
     if rules in ([], ["interval_includes_minus_margin"]):
         return "a regression larger than the margin is not ruled out"
     return f"not decided: {', '.join(rules)}"
-
-
-def shell_word(path: str | Path) -> str:
-    """``path`` as one word of a command the user is told to run: quoted for a POSIX shell (a space, a ``$``), and a
-    relative path that starts with '-' written ``./-x`` (as given, ``oloproof run -x`` read it as an option: "the
-    following arguments are required: suite").
-
-    Examples
-    --------
-    >>> shell_word("my suite"), shell_word("-x"), shell_word("/tmp/-x")
-    ("'my suite'", './-x', '/tmp/-x')
-    """
-    text = str(path)
-    return shlex.quote("./" + text if text.startswith("-") else text)
 
 
 def os_error_line(exc: OSError) -> str:

@@ -40,10 +40,16 @@ def _number(text: str, kind: type[_N]) -> _N:
     """``kind(text)``, ``kind`` being ``int`` or ``float``: the one reading of a numeric option's value. A value
     holding a '_' is refused (ArgumentTypeError naming it and what is allowed): Python's int() and float() skip a
     '_' between digits, so ``--pass-threshold 1_0`` gated at 10 and ``--workers 1_6`` ran 16 workers, a slip of the
-    finger read as a number. Any other value that is no number raises ``kind``'s ValueError."""
+    finger read as a number. So is a value that is not ASCII: Python reads any Unicode digit (``--epochs=１``, a
+    fullwidth one, ran 1 epoch; Arabic-Indic digits too) and skips Unicode spaces, where every number of a file is
+    ASCII (YAML reads ``１`` as text, which a setting refuses). Any other value that is no number raises ``kind``'s
+    ValueError."""
     if "_" in text:
         raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r} (a '_' is refused, as Python would "
                                          f"skip it: give {_WRITTEN[kind]})")
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r} (a character other than ASCII is "
+                                         f"refused, as Python would read any Unicode digit: give {_WRITTEN[kind]})")
     return kind(text)
 
 

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._run.locate import shell_word
 from .._run.streams import shield_standard_streams
 from ..errors import InternalError, OloproofError, RunDirError, StoreWriteError, describe_exception
-from .output import WARNING_KINDS, os_error_line, shell_word
+from .output import WARNING_KINDS, os_error_line
 
 # -- oloproof run: the suite runs in a child process; this one decides the exit code ------------------------
 

@@ -192,7 +192,7 @@ def test_a_suite_folder_given_as_a_baseline_names_its_baselines_not_its_runs(tmp
     _run_folder(suite / "runs", "20261201T120000Z-rrrrrr", "2026-12-01T12:00:00.000000Z")
     baselines = suite / "baselines"
     assert locate.runs_hint(suite, "baselines") == (f"; it is a suite folder with no baseline in {baselines} yet: "
-                                                    "make one (oloproof run --baseline)")
+                                                    f"make one (oloproof run --baseline {suite})")
     first = _run_folder(baselines, "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
     assert locate.runs_hint(suite, "baselines") == f"; it is a suite folder: give its baseline, {str(first)!r}"
     latest = _run_folder(baselines, "20261201T110000Z-bbbbbb", "2026-12-01T11:00:00.000000Z")
@@ -447,3 +447,29 @@ def test_a_latest_run_is_not_refused_as_another_suite_s_while_the_suite_file_nam
     (suite / "oloproof.yaml").write_text("name: t\nsystem: desk:Desk\n", encoding="utf-8")  # a name: compared
     with pytest.raises(RunDirError, match="is a run of suite 's', not of this suite 't'"):
         locate.latest_run_dir(suite)
+
+
+def test_the_commands_a_hint_gives_are_shell_words(make_suite: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each command a hint tells the user to run takes the folder as one shell word: quoted (a space), and a
+    relative name that starts with '-' as ``./-s`` (given as ``-s``, ``oloproof run -s`` and ``--out -s/runs/…``
+    read it as an option). Before, ``oloproof run my suite`` ran two words and ``--out -s/runs/…`` was refused."""
+    import oloproof_nb as op
+
+    cases = [{"id": f"c{i}", "input": {"answer": "ok", "n": i}, "expected": {"answer": "ok"}} for i in range(3)]
+    dashed = make_suite(cases, folder="-s")
+    make_suite(cases, folder="my suite")
+    monkeypatch.chdir(dashed.parent)
+    for given, word in ((Path("-s"), "./-s"), (Path("my suite"), "'my suite'")):
+        with pytest.raises(RunDirError, match=f"run it first \\(oloproof run {word}\\) or give a run directory"):
+            locate.latest_run_dir(given)
+        assert locate.runs_hint(given, "baselines").endswith(f"make one (oloproof run --baseline {word})")
+
+    def stop_after_one(done: int, total: int) -> None:
+        if done >= 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(op.load_suite(dashed), progress=stop_after_one)
+    [latest] = (dashed / "runs").iterdir()
+    hint = locate.latest_hint(Path("-s"), flag=True)
+    assert hint == f"; the suite's latest run is --out ./-s/runs/{latest.name} (unfinished)"

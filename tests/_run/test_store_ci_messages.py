@@ -127,12 +127,14 @@ def test_a_resume_of_a_link_to_nothing_is_no_run_directory_not_a_missing_folder(
 
 
 def test_a_resume_of_a_file_is_no_run_directory(make_suite: Any, tmp_path: Path) -> None:
-    """A file at ``out`` (os.path.isfile) is no folder to list: no run directory, as before."""
+    """A file at ``out`` (os.path.isfile) is no folder to list: no run directory, said as a file (it was "not a run
+    directory (no manifest.json)", as if a manifest could be looked for in it), as a new run at a file says it."""
     suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
     out = tmp_path / "pr-run"
     out.write_text("notes\n", encoding="utf-8")
     assert os.path.isfile(out)
     with pytest.raises(RunDirError) as caught:
         op.run(suite, out=out, resume=True, progress=False)
-    assert str(caught.value) == f"{out}: not a run directory (no manifest.json)"
+    assert str(caught.value) == (f"{out}: is a file, not a run directory; choose another out= (the run directory "
+                                 "to resume)")
     assert out.read_text(encoding="utf-8") == "notes\n"

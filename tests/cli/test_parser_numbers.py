@@ -56,3 +56,26 @@ def test_plain_numbers_are_still_read() -> None:
     assert parser.parse_args(["gate", "x", "--pass-threshold=-0.5"]).pass_threshold == -0.5
     run = parser.parse_args(["run", "x", "--workers", "16", "--epochs", "3"])
     assert (run.workers, run.epochs) == (16, 3)
+
+
+@pytest.mark.parametrize(("command", "option", "value", "kind", "allowed"), [
+    ("run", "--epochs", "\uff11", "int", "digits only, e.g. 4"),  # a fullwidth 1
+    ("run", "--workers", "\u0664", "int", "digits only, e.g. 4"),  # an Arabic-Indic 4
+    ("run", "--workers", "\u00a04", "int", "digits only, e.g. 4"),  # a no-break space before the 4
+    ("gate", "--pass-threshold", "\uff10.\uff19", "float", FLOAT),  # a fullwidth 0.9
+    ("gate", "--pass-threshold", "judge=\u0660.\u0669", "float", FLOAT),  # an Arabic-Indic 0.9
+])
+def test_a_number_that_is_not_ascii_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             command: str, option: str, value: str, kind: str,
+                                                             allowed: str) -> None:
+    """Python's int() and float() read every Unicode digit and skip Unicode spaces (``--epochs=１`` ran 1 epoch),
+    where a file's number is ASCII or it is text, refused: the command line is read as strictly."""
+    folder = tmp_path / "nothing"
+    with pytest.raises(SystemExit) as info:
+        main([command, str(folder), option, value])
+    number = value.rpartition("=")[2]
+    assert info.value.code == 2
+    assert capsys.readouterr().err == (f"oloproof: error: argument {option}: invalid {kind} value: {number!r} (a "
+                                       "character other than ASCII is refused, as Python would read any Unicode "
+                                       f"digit: give {allowed}) (see `oloproof {command} --help`)\n")
+    assert not folder.exists()

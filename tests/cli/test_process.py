@@ -1255,12 +1255,14 @@ class Conceals:
 """
 
 
-def _on_a_terminal(command: list[str], cwd: Path) -> tuple[int, bytes]:
-    """``command`` run with stdout and stderr on one pseudo-terminal; its exit code and every byte it showed."""
+def _on_a_terminal(command: list[str], cwd: Path, term: str = "xterm-256color") -> tuple[int, bytes]:
+    """``command`` run with stdout and stderr on one pseudo-terminal of type ``term`` (``TERM``); its exit code and
+    every byte it showed."""
     import pty
 
     leader, follower = pty.openpty()
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, cwd=cwd)
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, cwd=cwd,
+                            env={**os.environ, "TERM": term})
     os.close(follower)
     shown = b""
     while True:
@@ -1299,6 +1301,20 @@ def test_after_the_system_printed_to_a_terminal_the_exit_line_is_shown_plain(
                             "--isolation", isolation, "--out", str(tmp_path / "piped")],
                            capture_output=True, text=True, timeout=120)
     assert piped.returncode == 1 and "\x1b[0m" not in piped.stdout + piped.stderr
+
+
+def test_a_dumb_terminal_gets_no_escape_after_the_run(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A terminal of ``TERM=dumb`` (an editor's shell buffer) acts on no escape and shows each as written: the
+    command put ``^[[0m^[(B^O`` before its own lines there, where README promises no such codes."""
+    from oloproof_nb._display.terminal import PLAIN_TERMINAL
+
+    folder = make_suite(PERFECT_CASES[:3], evaluators=[{"type": "answer_matches"}],
+                        release={"criteria": {"answer_matches": 0.5}})
+    code, shown = _on_a_terminal([sys.executable, "-m", "oloproof_nb.cli", "run", str(folder), "--quiet",
+                                  "--out", str(tmp_path / "out")], tmp_path, term="dumb")
+    text = shown.decode("utf-8")
+    assert code == 1 and "gate: BLOCK — exit 1" in text  # three cases: too few clusters to pass
+    assert PLAIN_TERMINAL not in text and "\x1b" not in text
 
 
 #: What a system or a suite can put before the exit line to rewrite the screen: a carriage return and ESC[2K erase
