@@ -7,7 +7,8 @@ forever), a ``dir``, or a ``device`` (a symlink to ``/dev/zero``, a character de
 has not returned in time; afterwards it opens each FIFO in ``unblock`` for writing, so a reader stuck on it
 gets end-of-file and the thread ends. ``render_markdown`` renders Markdown with an outside CommonMark
 implementation (markdown-it-py) and ``Page`` parses HTML (the standard library's parser), so tests see the
-elements and cell texts a reader would see.
+elements and cell texts a reader would see. ``open_as_on_windows(monkeypatch)`` gives ``os`` Windows' ``O_BINARY``
+and takes ``O_NONBLOCK`` away, and records the flags of each ``os.open``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from collections.abc import Callable, Iterable
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
 
 T = TypeVar("T")
 
@@ -159,3 +162,24 @@ def render_markdown(text: str) -> Page:
     from markdown_it import MarkdownIt
 
     return Page(MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text))
+
+
+#: Windows' ``O_BINARY``: without it its C runtime opens a descriptor in text mode ("\\n" written as "\\r\\n").
+O_BINARY = 0x8000
+
+
+def open_as_on_windows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make ``os`` look as on Windows for opening files: ``O_BINARY`` there, ``O_NONBLOCK`` gone; every ``os.open``
+    then records its flags in the list returned and opens the file with ``O_BINARY`` taken out (this platform has
+    none)."""
+    flags_given: list[int] = []
+    real_open = os.open
+
+    def opened(file: Any, flags: int, *args: Any) -> int:
+        flags_given.append(flags)
+        return real_open(file, flags & ~O_BINARY, *args)
+
+    monkeypatch.setattr(os, "O_BINARY", O_BINARY, raising=False)
+    monkeypatch.delattr(os, "O_NONBLOCK", raising=False)
+    monkeypatch.setattr(os, "open", opened)
+    return flags_given

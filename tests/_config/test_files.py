@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from _hostile_files import SPECIAL_KINDS, alias_bomb, bounded, make_special
+from _hostile_files import O_BINARY, SPECIAL_KINDS, alias_bomb, bounded, make_special, open_as_on_windows
 
 from oloproof_nb._config import files
 from oloproof_nb._config.files import MAX_YAML_VALUES, UnreadableFile, read_regular, read_yaml
@@ -277,19 +277,9 @@ def test_a_file_is_opened_without_o_nonblock_where_there_is_none_and_in_binary_m
     "\\n", a 0x1A byte as the end of the file: an artifact's digest of other bytes than it holds)."""
     path = tmp_path / "report.json"
     path.write_bytes(b'{"a": 1}\r\n\x1a{"b": 2}\n')
-    binary = 0x8000  # Windows' O_BINARY
-    flags_given: list[int] = []
-    real_open = os.open
-
-    def open_as_on_windows(file: Any, flags: int, *args: Any) -> int:
-        flags_given.append(flags)
-        return real_open(file, flags & ~binary, *args)
-
-    monkeypatch.delattr(files.os, "O_NONBLOCK")
-    monkeypatch.setattr(files.os, "O_BINARY", binary, raising=False)
-    monkeypatch.setattr(files.os, "open", open_as_on_windows)
+    flags_given = open_as_on_windows(monkeypatch)
     assert read_regular(path, 100) == b'{"a": 1}\r\n\x1a{"b": 2}\n'
-    assert len(flags_given) == 1 and flags_given[0] & binary
+    assert len(flags_given) == 1 and flags_given[0] & O_BINARY
 
 
 _UNREADABLE_CALLS = {  # the call, the error class, and what the message says to give instead

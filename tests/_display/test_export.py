@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from _frame_checks import EXACT_CSV
-from _hostile_files import HOSTILE_TEXTS, Page, render_markdown
+from _hostile_files import HOSTILE_TEXTS, O_BINARY, Page, open_as_on_windows, render_markdown
 
 import oloproof_nb as op
 from oloproof_nb._display.export import CSV_FORMULA_STARTS, EXPORT_SUFFIXES
@@ -494,16 +493,7 @@ def test_an_export_is_written_in_binary_mode_where_the_platform_has_one(tmp_path
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows' C runtime opens a descriptor in text mode unless given ``O_BINARY``: a CSV or JSON export's "\\n"
     landed as "\\r\\n" (another file than the bytes made)."""
-    binary = 0x8000  # Windows' O_BINARY
-    flags_given: list[int] = []
-    real_open = os.open
-
-    def open_as_on_windows(file: Any, flags: int, *args: Any) -> int:
-        flags_given.append(flags)
-        return real_open(file, flags & ~binary, *args)
-
-    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
-    monkeypatch.setattr(os, "open", open_as_on_windows)
+    flags_given = open_as_on_windows(monkeypatch)
     op.export_table(pd.DataFrame({"a": [1]}), tmp_path / "table.csv")
-    assert len(flags_given) == 1 and flags_given[0] & binary
+    assert len(flags_given) == 1 and flags_given[0] & O_BINARY
     assert (tmp_path / "table.csv").read_bytes() == b"a\n1\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _hostile_files import O_BINARY, open_as_on_windows
 
 from oloproof_nb._run import disk as disk_module
 
@@ -193,16 +194,7 @@ def test_open_fd_opens_in_binary_mode_where_the_platform_has_one(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows' C runtime opens a descriptor in text mode unless given ``O_BINARY`` (each "\\n" written lands as
     "\\r\\n"): a run's files are opened through ``open_fd``, with the flag where it exists."""
-    binary = 0x8000  # Windows' O_BINARY
-    flags_given: list[int] = []
-    real_open = os.open
-
-    def open_as_on_windows(file: Any, flags: int, *args: Any) -> int:
-        flags_given.append(flags)
-        return real_open(file, flags & ~binary, *args)
-
-    monkeypatch.setattr(os, "O_BINARY", binary, raising=False)
-    monkeypatch.setattr(os, "open", open_as_on_windows)
+    flags_given = open_as_on_windows(monkeypatch)
     fd = disk_module.open_fd(tmp_path / "journal", os.O_WRONLY | os.O_CREAT)
     os.close(fd)
-    assert len(flags_given) == 1 and flags_given[0] & binary
+    assert len(flags_given) == 1 and flags_given[0] & O_BINARY
