@@ -78,3 +78,27 @@ def test_changes_mode_counts_the_leaves_of_a_kept_pair_as_expected() -> None:
     assert unexpected == []
     assert [(path, ok) for path, _, _, ok in rows] == [
         ("root.0.name", True), ("root.0.id", True), ("root.0.kids.0.name", True), ("root.0.kids.0.id", True)]
+
+
+def test_a_list_whose_elements_all_fit_each_other_keeps_the_rows_of_few_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20 expected elements, each fitting each of the 20 actual ones (a subset of their fields, with a list inside
+    # that meets its element through fits): 400 fitting pairs, of which the matching chooses 20; the rows of at
+    # most 40 are held (before: all 400), and each chosen pair's rows are still the comparison's, 2 leaves each
+    held: list[int] = []
+
+    class Watched(compare._Fitted):
+        def keep(self, i: int, j: int, rows: list[compare.Row], nested: bool,
+                 scratch: compare._Rules | None = None) -> bool:
+            ok = super().keep(i, j, rows, nested, scratch)
+            held.append(len(self._kept))
+            return ok
+
+    monkeypatch.setattr(compare, "_Fitted", Watched)
+    actual = {"items": [{"v": 1, "extra": k, "sub": [{"w": 1, "z": k}]} for k in range(20)]}
+    expected = {"items": [{"v": 1, "sub": [{"w": 1}]} for _ in range(20)]}
+    lists = {"items": ListMatch("unordered"), "items.*.sub": ListMatch("unordered")}
+    rows = compare.compare_state(expected, actual, lists=lists)
+    assert len(rows) == 40 and all(ok for *_, ok in rows)
+    assert sorted({path.split(".")[1] for path, *_ in rows}, key=int) == [str(k) for k in range(20)]
+    assert len(held) >= 400
+    assert max(held) == 40
