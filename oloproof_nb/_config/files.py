@@ -133,12 +133,20 @@ def file_above(path: str | Path) -> str | None:
     …/notes.txt is a file, not a folder; None
     """
     for parent in Path(path).parents:
-        if parent.exists() or parent.is_symlink():
-            if parent.is_dir():
-                return None
-            if parent.is_symlink():
+        try:
+            info = os.lstat(parent)
+        except (FileNotFoundError, NotADirectoryError):  # not there, or under a file: the path above may say
+            continue
+        except (OSError, ValueError):  # a folder that cannot be searched (Path.exists raised then before 3.12)
+            return None
+        if os.path.isdir(parent):  # a folder, or a link to one
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            try:
                 return f"{parent} is a symbolic link to {quote(os.readlink(parent))}, which is not a folder"
-            return f"{parent} is a file, not a folder"
+            except OSError:
+                return None
+        return f"{parent} is a file, not a folder"
     return None
 
 
