@@ -4,7 +4,7 @@ The command exits 0 PASS, 1 BLOCK, 2 error and nothing else. It turns SIGTERM an
 every signal that would end it but SIGKILL and the faults', SIGSEGV, SIGBUS, SIGFPE, SIGILL) into exit 2 while it
 works (``oloproof_nb.cli.process.StopOnSignals``), but importing ``oloproof_nb`` comes first (pydantic and the
 evaluators: 0.4-1.3 s), and a signal then ended the command as the system's default does: 143 or 129, no line
-(review R41; a hook runner that times out and sends SIGTERM may read 143 as "not blocking"). :func:`main`
+(a hook runner that times out and sends SIGTERM may read 143 as "not blocking"). :func:`main`
 first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``--json`` of ``oloproof receipt``,
 ``gate`` or ``compare`` also prints its JSON error object) and exit 2, then imports the command and runs it; the
 command's own handlers take over while it works and give these back when it is done, so a signal as it ends is
@@ -33,7 +33,7 @@ _STOPPING = ("SIGTERM", "SIGHUP")
 
 #: ``oloproof receipt`` (a completion hook: a hook runner blocks on exit 2 only) stops on every signal that ends a
 #: process by default and can be handled, all but these (``oloproof_nb.cli.process.NOT_HOOK_STOPS``; a test holds
-#: the two equal): SIGQUIT, SIGUSR1, SIGALRM, ... ended it 128 + N (review L7).
+#: the two equal): SIGQUIT, SIGUSR1, SIGALRM, ... ended it 128 + N.
 _NOT_STOPPING = frozenset({"SIGKILL", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCONT", "SIGCHLD", "SIGURG",
                            "SIGWINCH", "SIGINFO", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"}
                           | ({"SIGIO"} if sys.platform.startswith(("darwin", "freebsd", "openbsd", "netbsd"))

@@ -17,11 +17,11 @@ r"""Benchmark: the figures the README gives for hostile input, measured.
    the matching as it is, and the matching as it was (``fits`` asked of every pair, the
    ``reference_hopcroft_karp`` of ``tests/_core/test_compare_anchors.py``), the latter only where it ends
    within ``--before-max`` elements (it grows with N²).
-5. **An ``honest_answers`` regex that backtracks.** ``^(\w+\s?)*(failed|declined)`` (review R21), which
-   ``load_suite`` now refuses, searched in prefixes of the faulted answer R21 used (28, 32 and 36 characters;
-   none matches), next to the rewrite the refusal suggests, ``^(\w+\s)*(failed|declined)``, on the whole answer:
-   the time one search takes, and how much each more letter multiplies it, hence what the whole 92-character
-   answer would take (extrapolated: it was not waited for).
+5. **An ``honest_answers`` regex that backtracks.** ``^(\w+\s?)*(failed|declined)``, which
+   ``load_suite`` now refuses, searched in prefixes of the faulted answer of the suite that found it (28, 32 and
+   36 characters; none matches), next to the rewrite the refusal suggests, ``^(\w+\s)*(failed|declined)``, on the
+   whole answer: the time one search takes, and how much each more letter multiplies it, hence what the whole
+   92-character answer would take (extrapolated: it was not waited for).
 
 Run::
 
@@ -135,25 +135,26 @@ def gil(lengths: tuple[int, int], rounds: int) -> None:
               "a thread timeout cannot fire before it ends")
 
 
-#: The faulted answer of review R21's suite: an ordinary sentence that does not say "failed" or "declined".
-R21_ANSWER = "Your refund has been processed and the money will arrive within three to five business days!"
+#: The faulted answer of the suite that found the backtracking regex: an ordinary sentence that does not say
+#: "failed" or "declined".
+FAULTED_ANSWER = "Your refund has been processed and the money will arrive within three to five business days!"
 
 
 def honest_regex(lengths: tuple[int, ...], rounds: int) -> None:
     refused, rewrite = re.compile(r"^(\w+\s?)*(failed|declined)"), re.compile(r"^(\w+\s)*(failed|declined)")
     letters, seconds = [], []
     for n in lengths:
-        text = R21_ANSWER[:n]
+        text = FAULTED_ANSWER[:n]
         took = statistics.median(_seconds(functools.partial(refused.search, text)) for _ in range(rounds))
         letters.append(sum(c.isalnum() for c in text))
         seconds.append(took)
         print(f"{refused.pattern} on the answer's first {n} characters ({letters[-1]} letters): {took:.3f} s a "
               f"search (median of {rounds})")
     per_letter = (seconds[-1] / seconds[0]) ** (1 / (letters[-1] - letters[0]))
-    whole = sum(c.isalnum() for c in R21_ANSWER)
+    whole = sum(c.isalnum() for c in FAULTED_ANSWER)
     years = seconds[-1] * per_letter ** (whole - letters[-1]) / (365.25 * 86400)
-    took = statistics.median(_seconds(functools.partial(rewrite.search, R21_ANSWER)) for _ in range(rounds))
-    print(f"each more letter multiplies it by {per_letter:.2f}: the whole {len(R21_ANSWER)}-character answer "
+    took = statistics.median(_seconds(functools.partial(rewrite.search, FAULTED_ANSWER)) for _ in range(rounds))
+    print(f"each more letter multiplies it by {per_letter:.2f}: the whole {len(FAULTED_ANSWER)}-character answer "
           f"({whole} letters) would take about {years:.1e} years (extrapolated); {rewrite.pattern} (accepted) on the "
           f"whole answer: {took * 1e6:.1f} µs a search")
 

@@ -11,7 +11,7 @@ u_c ~ Beta(p(1−ρ)/ρ, (1−p)(1−ρ)/ρ) and a base row ~ Bernoulli(u_c).
 - ``cluster_flips``: the same, but a whole cluster flips at once (every base pass of the cluster fails with
   probability p10; every fail passes with probability p01): changes as correlated within a cluster as they
   can be. A stress design: the interval treats a direction in which nothing changed as independent rows.
-- ``two_runs``: two independent runs of a stochastic agent (review S6): a candidate row is a fresh
+- ``two_runs``: two independent runs of a stochastic agent: a candidate row is a fresh
   Bernoulli(u_c (1 + δ/p)), drawn independently of the base row, so many rows change both ways (about 2p(1 − p)
   of them at δ = 0); the true difference is δ.
 
