@@ -18,6 +18,7 @@ from .._config.suite import Suite
 from .._core.epochs import parse_reduce
 from .._core.trajectory import Trajectory
 from .runner import Progress, run_suite
+from .sandbox import Idle
 from .store import new_run_id
 from .systems import as_factory
 
@@ -33,17 +34,15 @@ BASELINE_DIR = "baselines"
 _SANDBOX_METHODS = frozenset({"reset", "snapshot", "observe"})
 
 
-class NoOpSystem:
+class NoOpSystem(Idle):
     """The user's sandbox with an agent that does nothing: no step, no answer, status ``completed``.
 
     ``reset``, ``snapshot`` and ``observe`` are the wrapped system's own, and exist only when it has them;
-    ``replay`` does not exist (fault replays have no call to replace).
+    ``replay`` does not exist (fault replays have no call to replace). A sandbox with ``snapshot()`` and no
+    ``reset()`` runs every case (:class:`~.sandbox.Idle`): the no-op leaves its world as it found it.
     """
 
     version = NOOP_VERSION
-
-    def __init__(self, sandbox: Any) -> None:
-        self._sandbox = sandbox
 
     def __getattr__(self, name: str) -> Any:
         if name in _SANDBOX_METHODS:

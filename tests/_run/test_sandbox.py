@@ -214,6 +214,31 @@ def test_a_system_that_snapshots_but_cannot_be_reset_runs_one_pass_per_instance(
     assert list(run.verdicts["verdict"]) == ["pass", "missing", "pass", "missing"]
 
 
+def test_the_baseline_of_a_system_that_cannot_be_reset_judges_every_case(make_suite: Any) -> None:
+    """The no-op takes no step, so its passes leave the world as the constructor built it: each case of the
+    baseline is judged (2 of 4 were an ``error``, a rate of 0.5 for an idle agent that passes all 4)."""
+    cases = [{"id": f"c{i}", "input": {"n": i}, "expected": {"state": {"paid": 0}}} for i in (1, 2, 3, 4)]
+    folder = make_suite(cases, evaluators=[{"type": "state_matches"}], system="sysmod:Counter",
+                        system_code=NO_RESET)
+    idle = op.baseline(op.load_suite(folder), progress=False)
+    assert list(idle.run.cases["status"]) == ["completed"] * 4
+    assert list(idle.run.verdicts["verdict"]) == ["pass"] * 4
+    assert list(idle.rates["rate"]) == [1.0]
+
+
+def test_the_baseline_on_an_instance_a_run_left_is_told_it_drifted(make_suite: Any) -> None:
+    """A suite that names one instance: the run's case paid on it, so the baseline after it in the same process
+    would judge the no-op on the till the agent left (paid 1); each of its cases is an ``error`` instead."""
+    cases = [{"id": "c1", "input": {"n": 1}, "expected": {"state": {"paid": 0}}}]
+    folder = make_suite(cases, evaluators=[{"type": "state_matches"}], system="sysmod:TILL",
+                        system_code=NO_RESET + "\n\nTILL = Counter()\n")
+    suite = op.load_suite(folder)
+    assert list(op.run(suite, progress=False).cases["status"]) == ["completed"]
+    idle = op.baseline(suite, progress=False)
+    assert list(idle.run.cases["status"]) == ["error"]
+    assert "already ran a case" in idle.run.cases["error"].iloc[0]
+
+
 RESET_LOG = """
 class Logs:
     version = "logs-1"
