@@ -99,7 +99,10 @@ class NotJSONError(TypeError):
     def __init__(self, what: str, path: str, type_name: str, fix: str, too_deep: bool = False) -> None:
         shown = path if len(path) <= 120 else path[:119] + "…"
         article = "an" if type_name[:1].lower() in "aeiou" else "a"
-        where = f"{what} holds {article} {type_name} at {shown}" if path else f"{what} is {article} {type_name}"
+        if path:
+            where = f"{what} holds {article} {type_name} at {shown}"
+        else:  # the value itself: a dict with a refused key holds it ("a tool's result is an int key" read wrong)
+            where = f"{what} {'holds' if type_name.endswith(' key') else 'is'} {article} {type_name}"
         super().__init__(f"{where}, which has no exact JSON form: {fix}")
         self.path = path
         self.type_name = type_name

@@ -10,6 +10,8 @@ module only reads what it returned.
 
 from __future__ import annotations
 
+import decimal
+import numbers
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
@@ -44,15 +46,25 @@ def _is_bool(value: Any) -> bool:
 
 
 def _is_score(value: Any) -> bool:
-    """A number that is not a bool: a Python or NumPy int or float (a benchmark's reward)."""
-    return isinstance(value, (int, float, np.integer, np.floating)) and not _is_bool(value)
+    """A number that is not a bool: a Python or NumPy int or float, a ``Fraction`` or a ``Decimal`` (a benchmark's
+    reward: one kept in Decimals, as its balances are, was told to return True or False)."""
+    return isinstance(value, (numbers.Real, np.integer, np.floating, decimal.Decimal)) and not _is_bool(value)
 
 
 def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
                    ) -> tuple[Literal["pass", "fail", "missing"], str]:
     """A score's verdict at ``pass_threshold``: at or above it passes, below fails, NaN and ±inf are missing (the
     check's own reason after it: alone, ``(nan, "partial credit")`` read as if the check had said why)."""
-    verdict = at_threshold(score.item() if isinstance(score, (np.integer, np.floating)) else score, pass_threshold)
+    threshold = pass_threshold
+    if isinstance(score, np.floating) and np.finfo(score.dtype).bits < 64:
+        # read at the score's own precision: np.float32(0.7) is 0.699999988 as a float, and a reward of 0.7
+        # failed pass_threshold 0.7 ("score np.float32(0.7) is below pass_threshold 0.7")
+        with np.errstate(over="ignore"):  # a threshold past the type's range reads as ±inf, as the score would
+            threshold = float(score.dtype.type(pass_threshold))
+    if isinstance(score, decimal.Decimal) and not score.is_finite():  # its NaN refuses to be compared, as no float's
+        verdict: Literal["pass", "fail", "missing"] = "missing"
+    else:
+        verdict = at_threshold(score.item() if isinstance(score, (np.integer, np.floating)) else score, threshold)
     if verdict == "missing":
         return "missing", f"check returned {shown}, not a finite score" + (f"; its reason: {reason}" if reason else "")
     if verdict == "pass":
@@ -67,7 +79,9 @@ def interpret_check(value: Any, pass_threshold: float | None = None
 
     ``True`` passes, ``False`` fails, ``None`` is missing (the check could not
     judge the case); a ``(verdict, reason)`` pair gives the reason too. A
-    number (a benchmark's reward) passes at or above ``pass_threshold`` and
+    number (a benchmark's reward: an int or float of Python or NumPy, a
+    ``Fraction`` or a ``Decimal``; a NumPy float32 compared at its own
+    precision) passes at or above ``pass_threshold`` and
     fails below it (NaN and ±inf are missing); without ``pass_threshold`` it is
     ``missing``, the reason saying to give one. Any other value is ``missing``
     with a reason saying what was returned.

@@ -123,6 +123,14 @@ def test_a_refused_value_at_the_root_is_named_without_a_path() -> None:
         to_json(b"ab", what="the answer")
 
 
+def test_a_refused_key_at_the_root_is_held_by_the_value() -> None:
+    """A tool that returns its rows keyed by an int id: the result is a dict holding an int key, which the message
+    said it was (``tool list_orders's result is an int key``)."""
+    with pytest.raises(NotJSONError, match=r"^tool list_orders's result holds an int key, which has no exact JSON "
+                       r"form: key 17 is not a string"):
+        to_json({17: {"status": "pending"}}, what="tool list_orders's result")
+
+
 def test_cycles_and_deep_values_are_refused_not_recursed_forever() -> None:
     loop: dict[str, Any] = {}
     loop["me"] = loop

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -363,6 +365,39 @@ def test_numpy_floats_a_zero_threshold_and_a_pairs_reason(value: Any, threshold:
     """A NumPy float that is no Python float (float32, float16) is a score too, NaN and inf among them missing; a
     pass_threshold of 0 is a threshold (not "none given"); a pair's own reason is kept when its score is NaN."""
     assert interpret_check(value, threshold) == expected
+
+
+@pytest.mark.parametrize(("value", "threshold", "expected"), [
+    (np.float32(0.7), 0.7, ("pass", "")), (np.float16(0.7), 0.7, ("pass", "")), (np.float32(0.3), 0.3, ("pass", "")),
+    ((np.float32(0.7), "7 of 10 outputs"), 0.7, ("pass", "7 of 10 outputs")),
+    (np.float32(0.69), 0.7, ("fail", "score np.float32(0.69) is below pass_threshold 0.7")),
+    (np.float16(65504), 70000, ("fail", "score np.float16(6.55e+04) is below pass_threshold 70000")),
+])
+def test_a_float32_score_equal_to_the_threshold_passes(value: Any, threshold: float,
+                                                       expected: tuple[str, str]) -> None:
+    """A reward computed in float32 (``np.float32(0.7)``, 0.699999988 as a Python float) at pass_threshold 0.7
+    failed, its reason ``score np.float32(0.7) is below pass_threshold 0.7``: the threshold is read at the score's
+    own precision, as numpy compares two float32 values (a threshold past float16's range still fails its
+    largest value)."""
+    assert np.float32(0.7).item() < 0.7  # what the comparison met before
+    assert interpret_check(value, threshold) == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (Decimal("0.7"), ("pass", "")), (Fraction(7, 10), ("pass", "")),
+    (Decimal("0.69"), ("fail", "score Decimal('0.69') is below pass_threshold 0.7")),
+    (Fraction(1, 3), ("fail", "score Fraction(1, 3) is below pass_threshold 0.7")),
+    ((Decimal("0.5"), "half the outputs"), ("fail", "half the outputs")),
+    (Decimal("NaN"), ("missing", "check returned Decimal('NaN'), not a finite score")),
+    (Decimal("sNaN"), ("missing", "check returned Decimal('sNaN'), not a finite score")),
+    (Decimal("-Infinity"), ("missing", "check returned Decimal('-Infinity'), not a finite score")),
+])
+def test_a_decimal_or_fraction_reward_is_a_score(value: Any, expected: tuple[str, str]) -> None:
+    """A reward kept exact, as a benchmark keeps its balances (``Decimal``) or its share of outputs said
+    (``Fraction(7, 10)``), is a number read at pass_threshold like a float; it was ``missing``, told to return True or
+    False, pass_threshold given or not. A Decimal NaN, which refuses to be compared, and ±Infinity are missing."""
+    assert interpret_check(value, 0.7) == expected
+    assert interpret_check(Decimal("0.5")) == ("missing", f"check returned Decimal('0.5'); {SCORE_HELP}")
 
 
 def test_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
