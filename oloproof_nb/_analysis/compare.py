@@ -627,6 +627,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                     "reason": f"{NOT_IN_BOTH}; the base run judges it and the candidate run does not (a dropped "
                               "check shows no regression): list regression.criteria to leave it out on purpose"})
     table = COMPARE.from_columns({c: [r[c] for r in out] for c in COMPARE.names})
+    table.attrs["confidence"] = cfg.confidence  # the intervals' level, for a plot of the table alone
     overall, reason = _overall(table, base_run, cand_run, unpaired, paired, release)
     relaxed, than = relaxed_or_now(relaxed_rule(base_run, cand_run, cfg, clustered) if release is not None
                                    else [], BASE_OWN if base_run.release is not None else BASE_DEFAULTS, found,

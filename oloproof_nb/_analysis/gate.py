@@ -709,6 +709,7 @@ def gate(run: Run, release: ReleaseLike | None = None, *,
     if baseline is not None:
         check_baseline(run, baseline, run_whole=not unwhole)
         table = with_idle_columns(table, baseline)
+    table.attrs["confidence"] = cfg.confidence  # the intervals' level, for a plot of the table alone
     listed = table[table["verdict"] != "REPORT_ONLY"]
     blocker = unwhole or ("" if len(listed) else NO_CRITERIA) or fewer_epochs(run)
     overall = "PASS" if not blocker and bool((listed["verdict"] == "PASS").all()) else "BLOCK"

@@ -91,6 +91,25 @@ def test_gate_plot_from_a_gate_draws_on_a_given_axes(tmp_path: Path, make_suite:
     assert (tmp_path / "gate.png").stat().st_size > 1000
 
 
+def test_a_plot_of_the_gate_or_comparison_table_alone_gives_the_level_of_its_intervals(tmp_path: Path,
+                                                                                      make_suite: Any) -> None:
+    """``plots.gate`` and ``plots.compare`` take the table alone (``g.table``, ``cmp.table``, or a selection of its
+    rows), as the slice and validity plots take theirs: its x-axis named no level ("pass rate and interval") while
+    the plot of the Gate itself said 90%, since only the slice and validity tables recorded theirs."""
+    cases = [{"id": f"c{i}", "input": {"answer": "ok" if i % 4 else "no", "n": i}, "expected": {"answer": "ok"}}
+             for i in range(8)]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], release={"criteria": {"answer_matches": 0.5}})
+    base, candidate = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    g = op.gate(base, confidence=0.9)
+    assert plots.gate(g).get_xlabel() == "pass rate and 90% interval"
+    assert plots.gate(g.table).get_xlabel() == "pass rate and 90% interval"
+    assert plots.gate(g.table[g.table["verdict"] != "REPORT_ONLY"]).get_xlabel() == "pass rate and 90% interval"
+    assert plots.gate(op.gate(base).table).get_xlabel() == "pass rate and 95% interval"  # the release's own
+    cmp = op.compare(base, candidate, release={"confidence": 0.8})
+    assert plots.compare(cmp.table).get_xlabel() == plots.compare(cmp).get_xlabel() == (
+        "difference in pass rate (percentage points), candidate − base, with its paired 80% interval")
+
+
 def slice_frame() -> pd.DataFrame:
     rows = []
     bins = [("<1", -math.inf, 1.0), ("[1, 2)", 1.0, 2.0), ("≥2", 2.0, math.inf), ("n/a", math.nan, math.nan)]
