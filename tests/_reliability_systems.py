@@ -149,6 +149,8 @@ def _misbehave(what):
     if what == "close_std":  # a system that detaches from the terminal: descriptors 1 and 2 are free numbers
         os.close(1)
         os.close(2)
+    if what == "close_fds":  # a system that closes every descriptor it did not open (os.closerange, a daemon's)
+        os.closerange(3, 65536)
     if what == "print_std":  # a debugging line, or a C library's, written to whatever 1 and 2 now are
         for fd in (1, 2):
             try:

@@ -121,7 +121,10 @@ class RunLock:
     def release(self) -> None:
         if self._fd is not None:
             _HELD_LOCKS.discard(self._fd)
-            os.close(self._fd)  # closing the descriptor releases the flock
+            try:
+                os.close(self._fd)  # closing the descriptor releases the flock
+            except OSError:  # closed under the run already (a system's os.closerange): the flock went with it
+                pass
             self._fd = None
 
 

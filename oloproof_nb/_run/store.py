@@ -338,6 +338,11 @@ def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteEr
     there is nothing to resume: the run is started again)."""
     why = exc.strerror or type(exc).__name__
     then = "resume the run" if started else "run again (the run had not started; the folder is reused)"
+    if exc.errno == errno.EBADF:  # no disk refuses a write so: a descriptor of the run's was closed under it
+        return StoreWriteError(f"{path}: cannot write ({why}); the run stopped: something in this process closed a "
+                               "descriptor the run holds on its folder's files (a system that closes descriptors it "
+                               "did not open: os.closerange, a library detaching from the terminal). Give such a "
+                               "system isolation: process (a worker's descriptors are its own), then resume the run")
     if exc.errno in (errno.ENOENT, errno.ESTALE):  # no space to free: the folder went away under the run
         return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
                                "The run folder, or a folder on its path, was deleted or moved while the run went on "
@@ -373,6 +378,8 @@ class RunStore:
         self._written = {name: hashlib.sha256() for name in DIGESTED}
         #: ``started.jsonl``, once this process started a case run (None before)
         self._started_fd: int | None = None
+        #: A write found a descriptor of the run's closed under it (EBADF): the case runs in flight stay noted
+        self._closed_under = False
 
     @classmethod
     def create(cls, directory: Path, manifest: Manifest, fsync: Fsync = "finish") -> RunStore:
@@ -541,6 +548,7 @@ class RunStore:
                 os.fsync(fd)
         except OSError as exc:
             self._failed = True  # nothing more is appended after a torn line; resume cuts it
+            self._closed_under = exc.errno == errno.EBADF
             raise _write_error(self.directory / name, exc) from None
 
     def append_case(self, record: CaseRecord) -> tuple[str | None, str | None]:
@@ -587,6 +595,7 @@ class RunStore:
                 os.write(self._started_fd, line)
             except OSError as exc:
                 self._failed = True
+                self._closed_under = exc.errno == errno.EBADF
                 raise _write_error(self.directory / STARTED, exc) from None
 
     def settle_in_flight(self, rerun: InFlight | None) -> None:
@@ -689,17 +698,20 @@ class RunStore:
         """Close the journals and release the folder (an unfinished run stays resumable). A stop this process
         saw after an error is no abrupt end: the case runs it started and did not record run again on a resume with
         no note (``started.jsonl`` is kept only when this process started none: a resume stopped before it settled
-        an earlier end). ``stopped``: a Ctrl-C (``KeyboardInterrupt``); ``started.jsonl`` is kept with a stop after
-        the case runs in flight, which a resume keeps in ``abrupt_ends`` as a stop (``runner.STOPPED``), or as the
-        end ``oloproof run`` notes after it (:func:`~.in_flight.note_end`: the signal reached this process alone, not
-        the command). ``signal_name``: the signal the stop came by when it is known (``SIGTERM``, ``SIGHUP``: the
-        ``KeyboardInterrupt`` names it, :func:`~.in_flight.stop_signal`), kept in the stop's line so that the
-        resume's ``abrupt_ends`` names it."""
+        an earlier end), or when a write found a descriptor of the run's closed under it (EBADF: the system closed
+        it, so its case run in flight is no clean stop's). ``stopped``: a Ctrl-C (``KeyboardInterrupt``);
+        ``started.jsonl`` is kept with a stop after the case runs in flight, which a resume keeps in ``abrupt_ends``
+        as a stop (``runner.STOPPED``), or as the end ``oloproof run`` notes after it (:func:`~.in_flight.note_end`:
+        the signal reached this process alone, not the command). ``signal_name``: the signal the stop came by when
+        it is known (``SIGTERM``, ``SIGHUP``: the ``KeyboardInterrupt`` names it, :func:`~.in_flight.stop_signal`),
+        kept in the stop's line so that the resume's ``abrupt_ends`` names it."""
         with self._lock:
             self._close_files()
             if self._started_fd is not None:
                 if stopped:
                     self._note_stop(signal_name)
+                elif self._closed_under:  # the system's doing, not a clean stop: its case run stays in flight
+                    self._close_started()
                 else:
                     self._forget_started()
         self.release()

@@ -467,6 +467,55 @@ def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journa
     assert set(run.cases["status"]) == {"completed"}  # the writes to the closed numbers failed quietly
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists the process's descriptors in /proc/self/fd")
+def test_descriptors_closed_under_the_store_stop_the_run_on_its_one_error_and_keep_the_case_run_in_flight(
+        tmp_path: Path) -> None:
+    """A system on a thread that closes descriptors it did not open closes the run's. The next write said "Free
+    space (or fix the disk)", then releasing the folder raised ``OSError: Bad file descriptor`` from the lock in
+    place of that error, and ``started.jsonl`` was removed as at a clean stop: nothing told a resume the case run in
+    flight had ended the run."""
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb.errors import StoreWriteError
+
+    folder = tmp_path / "run"
+    store = RunStore.create(folder, MANIFEST)
+    store.append_case({"case": {"id": "a"}})  # type: ignore[typeddict-item]
+    store.note_case("b", 1)
+    for name in os.listdir("/proc/self/fd"):  # every descriptor on the run folder's files, as os.closerange does
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").startswith(str(folder)):
+                os.close(int(name))
+        except OSError:  # the descriptor that listed the folder, closed since
+            pass
+    with pytest.raises(StoreWriteError) as raised:
+        store.append_case({"case": {"id": "b"}})  # type: ignore[typeddict-item]
+    assert "cannot write (Bad file descriptor); the run stopped: something in this process closed a descriptor " \
+           "the run holds" in str(raised.value)
+    assert "Free space" not in str(raised.value) and "isolation: process" in str(raised.value)
+    store.close()  # raised OSError (Bad file descriptor)
+    seen = read_in_flight(folder)
+    assert seen is not None and list(seen.started) == [("b", 1)]
+
+
+def test_a_system_that_closes_the_runs_descriptors_gets_its_case_recorded_error_not_run_again(
+        tmp_path: Path) -> None:
+    """``os.closerange(3, ...)`` in a case of a thread run: the run stopped (exit 2) naming no case, and each
+    ``--resume`` ran that case again and stopped the same way, so the run never finished. The stop now names the
+    case run in flight, and the resume records it ``error``, as it does after an ``os._exit``."""
+    cases = [make_case("c0"), make_case("c1", op="close_fds"), make_case("c2")]
+    root = write_suite(tmp_path / "suite", cases, evaluators=DESK)
+    out = tmp_path / "run"
+    proc = run_cli("run", str(root), "--out", str(out), "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    assert "while running case 'c1', which --resume records as error" in one_error_line(proc.stderr)
+    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    assert done.returncode in (0, 1), done.stderr
+    run = op.load_run(out)
+    assert run.finished
+    statuses = dict(zip(run.cases["case_id"], run.cases["status"], strict=True))
+    assert statuses == {"c0": "completed", "c1": "error", "c2": "completed"}
+
+
 def test_a_system_that_sets_the_umask_to_777_leaves_a_run_its_owner_can_read(tmp_path: Path) -> None:
     """The system runs in the run's process and the umask is the process's. One that set
     ``os.umask(0o777)`` made every file the run created after it mode 0 (``cases.jsonl``, ``states.jsonl``,
