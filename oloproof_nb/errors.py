@@ -198,11 +198,12 @@ def lone_cr_hint(line: str | bytes) -> str:
     --------
     >>> lone_cr_hint('{"a": 1}\\r{"b": 2}\\r').startswith("; its lines end with a lone CR")
     True
-    >>> lone_cr_hint('{"a": 1}\\r\\n'), lone_cr_hint(b'{"a": \\xff}\\n')
-    ('', '')
+    >>> lone_cr_hint('{"a": 1}\\r\\n'), lone_cr_hint(b'{"a": \\xff}\\n'), lone_cr_hint('\\r{"a": }\\n')
+    ('', '', '')
     """
     text = line.decode("latin-1") if isinstance(line, bytes) else line
-    if "\r" not in text.rstrip("\r\n"):
+    # between two parts of the line: a CR that leads it is JSON whitespace, as in a file of LF CR line endings
+    if "\r" not in text.strip(" \t\r\n"):
         return ""
     return ("; its lines end with a lone CR (classic Mac OS line endings), which ends no line of a JSONL file: save it "
             "with LF or CRLF line endings")

@@ -290,7 +290,12 @@ def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
     elif path.is_dir():  # no lock's: opening it failed ("Is a directory") and every load kept its frames in memory
         shutil.rmtree(path, ignore_errors=True)
     # never descriptor 1 or 2 (a system may have closed them), never through a link put back meanwhile
-    fd = open_fd(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = open_fd(path, os.O_RDWR | os.O_CREAT | nofollow)
+    except PermissionError:  # another user's lock (mode 0644): flock locks a descriptor opened for reading as well,
+        fd = open_fd(path, os.O_RDONLY | nofollow)  # and every load kept its frames in memory (where NFS refuses
+        # flock on such a descriptor, the copy is put in place unlocked, as where there is no flock)
     try:
         deadline = time.monotonic() + COMMIT_WAIT_S
         while True:

@@ -487,6 +487,17 @@ def _header(run: Run, code: Callable[[str], str], plain: Callable[[str], str]) -
     return f"{_REPORT_TITLE}{run.suite_name}", lines
 
 
+#: The ``#`` that end an ATX heading's line after a space or a tab: CommonMark reads them as the heading's closing
+#: sequence and shows none of them (a suite named ``triage #`` was titled ``oloproof report — triage``).
+_CLOSING_HASHES = re.compile(r"(?<=[ \t])#+[ \t]*$")
+
+
+def _heading(text: str) -> str:
+    """``text`` (escaped by :func:`md_cell`) as an ATX heading's text: a closing sequence of ``#`` it ends with is
+    kept as text, its first ``#`` escaped (``\\#``, shown as ``#``)."""
+    return _CLOSING_HASHES.sub(lambda found: "\\" + found.group(0), text)
+
+
 def _html_line(line: str) -> tuple[str, str, bool]:
     """A line of prose for the HTML template: (the report's own lead, the line, whether it quotes the run). A line
     quoting the run is escaped as it is; the report's own prose may use `code` and **bold**."""
@@ -526,7 +537,7 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     earlier = _earlier_files(path, files)  # read before the report replaces it
     written: set[str] = set()
     title, lines = _header(run, md_code, md_cell)
-    out = [f"# {md_cell(title)}", ""]
+    out = [f"# {_heading(md_cell(title))}", ""]
     verdict = next((s.verdict for s in sections if s.key == "gate"), "")
     out += [f"**Gate: {verdict}**", ""] if verdict else []
     out += [line + "  " for line in lines] + [""]

@@ -453,14 +453,18 @@ def _in_sandbox(system: Any, case: Case, act: Callable[[], Any], what: str, *, r
 
     def calls() -> tuple[TrajectoryDict, EnvironmentState | None]:
         if stateful and not resettable and case.initial_state:  # the system's shape: an error of its case
-            raise TypeError("the system has snapshot() but no reset(): the case's initial_state would never be set, "
-                            "and its state would be judged against a world it did not start from; add "
-                            "reset(state), which the runner calls before each case with a copy of initial_state")
+            raise SystemContractError(
+                "the system has snapshot() but no reset(): the case's initial_state would never be set, and its state "
+                "would be judged against a world it did not start from; add reset(state), which the runner calls "
+                "before each case with a copy of initial_state")
         if drifted:
-            raise TypeError("the system has snapshot() but no reset(): this instance already ran a case (or a "
-                            "replay), and nothing set its world back, so this one would start from the world that one "
-                            "left and its state would be judged against it; add reset(state), which the runner calls "
-                            "before each case with a copy of initial_state ({} for a case without one)")
+            # oloproof's refusal, not an exception of the system's: its reason names no TypeError (a replay's read
+            # "replay_raised: TypeError: …", as if replay() had raised one)
+            raise SystemContractError(
+                "the system has snapshot() but no reset(): this instance already ran a case (or a replay), and nothing "
+                "set its world back, so this one would start from the world that one left and its state would be "
+                "judged against it; add reset(state), which the runner calls before each case with a copy of "
+                "initial_state ({} for a case without one)")
         if resettable:
             step("reset()")
             _not_awaitable(system.reset(initial), "reset()")

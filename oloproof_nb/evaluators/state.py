@@ -40,13 +40,16 @@ def _reads_alike(a: Any, b: Any) -> bool:
     --------
     >>> _reads_alike(0.0, "0.0"), _reads_alike("20000", 20000), _reads_alike(False, 0)
     (True, True, True)
-    >>> _reads_alike(0.0, "0.5"), _reads_alike("x", "x"), _reads_alike(1, 1.0)
-    (False, False, False)
+    >>> _reads_alike(0.0, "0.5"), _reads_alike("x", "x"), _reads_alike(1, 1.0), _reads_alike(1000, "1_000")
+    (False, False, False, False)
     """
     for x, y in ((a, b), (b, a)):
         if isinstance(x, bool) and _number(y):
             return bool(x == y)
         if _number(x) and isinstance(y, str):
+            # float() reads "1_000", " 1000 " and other scripts' digits too: no text a number is stored as
+            if "_" in y or y != y.strip() or not y.isascii():
+                return False
             try:
                 return bool(float(y) == x)
             except ValueError:

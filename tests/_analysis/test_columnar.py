@@ -1212,6 +1212,31 @@ def test_a_commit_lock_held_too_long_keeps_the_frames_in_memory(tmp_path: Path,
     assert columnar.is_fresh(directory)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="copies are put in place unlocked on Windows")
+def test_a_commit_lock_the_loader_cannot_write_still_locks_the_commit(tmp_path: Path) -> None:
+    """``frames/.commit.lock`` left by another user (mode 0644, as their umask made it) could not be opened for
+    writing, and every load of the run by anyone else kept its frames in memory with a ColumnarCopyWarning. The
+    lock is taken on a descriptor opened for reading (``flock`` needs no more): the copy is put in place. Loaded
+    in a process bound by file modes, the lock made read-only to it (0o444)."""
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    folder = init_example("stateful-agent", tmp_path / "suite")
+    directory = op.run(folder, out=tmp_path / "run", progress=False).directory
+    _stale(directory)
+    lock = directory / "frames" / columnar.COMMIT_LOCK
+    lock.touch()
+    lock.chmod(0o444)
+    script = ("import sys, warnings\nimport oloproof_nb as op\nwarnings.simplefilter('error')\n"
+              "op.load_run(sys.argv[1])\nprint('loaded')\n")
+    done = subprocess.run([*prefix, sys.executable, "-c", script, str(directory)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout == "loaded\n", done.stderr
+    assert columnar.is_fresh(directory) and stat.S_IMODE(lock.stat().st_mode) == 0o444
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="abandoned folders are not swept on Windows")
 def test_the_folder_of_a_copy_killed_midway_is_removed_by_the_next_copy(tmp_path: Path) -> None:
     """A process dies (``os._exit``) with its copy written, as it starts to put it in place; the next copy

@@ -279,6 +279,21 @@ def test_a_label_file_of_lone_cr_line_endings_says_so(tmp_path: Path, make_suite
     assert len(err.strip().splitlines()) == 1 and err.strip().endswith(hint) and "t.jsonl: line 1:" in err
 
 
+def test_a_cr_that_leads_a_line_is_no_lone_cr_line_ending(tmp_path: Path) -> None:
+    """A CR at the start of a line (a file of LF CR line endings, RISC OS's) is JSON whitespace before the object:
+    the line before reads, and the error of a line that is not JSON says nothing of lone-CR line endings, which the
+    file does not have (it said "its lines end with a lone CR")."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\n\r{"case_id": "c2~t", valid}\n\r')
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value).startswith(f"{path}: line 2: not valid JSON (") and "lone CR" not in str(info.value)
+    path.write_bytes(b'{"case_id": "c1~t", "valid": true}\n\r{"case_id": "c2~t", "note": "\xff"}\n\r')
+    with pytest.raises(LabelFileError) as info:
+        load_labels(path, KNOWN)
+    assert str(info.value) == f"{path}: line 2: not UTF-8 text (invalid start byte)"
+
+
 def test_a_byte_order_mark_starts_a_label_file_as_it_starts_a_case_file(tmp_path: Path) -> None:
     # Windows editors save UTF-8 with a BOM; cases.jsonl and the YAML files read it, so labels do too.
     path = tmp_path / "bom.jsonl"

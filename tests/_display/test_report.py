@@ -22,7 +22,7 @@ from _frame_checks import EXACT_CSV, rename_run  # noqa: E402
 from _hostile_files import Page, render_markdown  # noqa: E402
 
 import oloproof_nb as op  # noqa: E402
-from oloproof_nb._display.report import write_report  # noqa: E402
+from oloproof_nb._display.report import _an_earlier_report, write_report  # noqa: E402
 from oloproof_nb._display.terminal import exit_line  # noqa: E402
 from oloproof_nb.cli import main  # noqa: E402
 from oloproof_nb.errors import terminal_text  # noqa: E402
@@ -139,6 +139,24 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert "ended in error" not in text  # every case completed: no such section
     assert "is reduced over each case" not in text  # no pass^k criterion: no note on one
     assert "(unclustered run, 4 independent cases, 95% intervals)" in text  # 4 cases, one each
+
+
+@pytest.mark.parametrize("name", ["triage #", "triage ##  ", "pass # 2 #", "#"])
+def test_a_suite_name_ending_in_hashes_keeps_them_in_the_markdown_title(make_suite: Any, tmp_path: Path, name: str,
+                                                                         plots_not_encoded: None) -> None:
+    """A Markdown heading's line that ends in ``#`` after a space ends in its closing sequence, which CommonMark
+    drops (spec 4.2): the report of a suite named ``triage #`` was titled ``oloproof report — triage``. Read here
+    by rendering the report with markdown-it (CommonMark)."""
+    from markdown_it import MarkdownIt
+
+    cases = [{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], name=name)
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    md = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    tokens = MarkdownIt("commonmark").parse(md)
+    title = next(tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h1")
+    assert MarkdownIt("commonmark").renderInline(title) == "oloproof report — " + name.rstrip(" ")
+    assert _an_earlier_report(tmp_path / "r.md")  # still read as a report this module wrote
 
 
 def test_a_suite_with_slices_and_no_criterion_gets_its_report(make_suite: Any, tmp_path: Path,

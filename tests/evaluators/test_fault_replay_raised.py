@@ -49,3 +49,35 @@ def test_each_fault_names_its_own_result(tmp_path: Path, fault: str, shown: str)
     reasons = _reasons(tmp_path, RaisesOnFault(), fault)
     assert reasons and all(r.startswith("replay_raised: KeyError: 'refund_id' (the control replay ran; here "
                                         f"issue_refund returned the fault result {shown}: ") for r in reasons)
+
+
+class NeverReset(DictDesk):
+    """A sandbox with ``snapshot()`` and no ``reset()``: its world is the one its constructor built."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = {"orders": {"ord-001": {"status": "paid", "amount": 40.0}}}
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "reset":
+            raise AttributeError(name)
+        return super().__getattribute__(name)
+
+
+@pytest.mark.filterwarnings("ignore::oloproof_nb.VacuousCheckWarning")  # no initial_state: the bystander's check
+def test_a_replay_the_runner_refused_names_no_exception_of_the_systems(tmp_path: Path) -> None:
+    """A system with ``snapshot()`` and no ``reset()`` cannot be replayed on the instance that ran the case: the
+    runner refuses before it calls ``replay()``. The reason read ``replay_raised: TypeError: the system has
+    snapshot() but no reset(): …``, as if the system's replay() had raised a TypeError; it names the refusal alone,
+    and the replays journal holds no traceback (it showed oloproof's own lines)."""
+    folder = write_suite(tmp_path / "suite", cases=[{"id": "ord-001", "input": {"order_id": "ord-001"},
+                                                    "expected": {"answer": "refunded"}}])
+    run = op.run(folder, system=NeverReset(), out=tmp_path / "run", progress=False)
+    assert list(run.cases["status"]) == ["completed"]  # the case itself: the instance's first pass
+    reasons = list(run.replays["reason"])
+    assert reasons == ["replay_raised: the system has snapshot() but no reset(): this instance already ran a case "
+                       "(or a replay), and nothing set its world back, so this one would start from the world that "
+                       "one left and its state would be judged against it; add reset(state), which the runner calls "
+                       "before each case with a copy of initial_state ({} for a case without one)"]
+    journal = [json.loads(line) for line in (tmp_path / "run" / "replays.jsonl").read_text().splitlines()]
+    assert journal and all("traceback" not in line for line in journal)

@@ -51,6 +51,14 @@ def test_a_real_difference_gets_no_note(want: Any, got: Any) -> None:
     assert _reason("subset", {"n": want}, {"n": got}, {}) == "1 of 1 paths differ: n"
 
 
+@pytest.mark.parametrize(("want", "got"), [(1000, "1_000"), ("1_000", 1000), (1000, " 1000"), (7, "7\n"),
+                                           (1000, "\u0661\u0660\u0660\u0660")])
+def test_a_text_that_float_reads_but_no_snapshot_writes_for_the_number_gets_no_note(want: Any, got: Any) -> None:
+    """``float()`` reads "1_000" (PEP 515), text with spaces around it and the digits of other scripts as the
+    number; none of them is how a snapshot writes a number as text, so the two differ in more than their type."""
+    assert _reason("subset", {"n": want}, {"n": got}, {}) == "1 of 1 paths differ: n"
+
+
 def test_the_note_counts_the_differing_values_that_differ_in_type_only() -> None:
     """Of two paths that differ, ``a`` in type only (1 and "1") and ``b`` in value (2 and 3):
     1 of them, by hand, not 2."""
