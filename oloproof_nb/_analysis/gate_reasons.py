@@ -15,6 +15,7 @@ import pandas as pd
 from .._config.files import yaml_number
 from .._core.binomial import clopper_pearson, n_min
 from .._core.records import AbruptEnd
+from .._core.scoremap import reason_kind
 from ..errors import quote
 from .receipts import outcome_summary
 from .run import Run
@@ -161,16 +162,22 @@ def missing_why(verdicts: pd.DataFrame, criterion: str) -> str:
 def commonest_reason(reasons: pd.Series, where: str = "run.verdicts") -> str:
     """The commonest of the ``reasons`` of missing rows, quoted, and how many rows give it: ``"no_state_recorded"
     (all 40 rows)``, or ``"…" (30 of 40 rows; 2 other reasons, 4 with none, each in run.verdicts)`` (``where``
-    says where each row's reason is); ``""`` when no row gives one.
+    says where each row's reason is); ``""`` when no row gives one. Reasons of one kind that differ only in the
+    score they name are one reason, quoted without it (:func:`~oloproof_nb._core.scoremap.reason_kind`).
 
     The ``all_missing`` reason of the gate (:func:`missing_why`) and of a comparison quote it: what would make the
     criterion decide is in its rows' reasons."""
     text = reasons.fillna("").astype(str)
     # the commonest reason given: rows without one (NaN, "") outnumbering it hid it behind "every row is missing"
-    counts = text[text != ""].value_counts(sort=True)
+    given = text[text != ""]
+    # of its kind, not of the score it names: a rating's "score 3 …" and "score 7 …" are one reason, which was
+    # quoted for the rows of one rating (17 of 72 rows; 4 other reasons, where 51 rows gave it)
+    kinds = given.map(reason_kind)
+    counts = kinds.value_counts(sort=True)
     if counts.empty:
         return ""
-    top, n, more = str(counts.index[0]), int(counts.iloc[0]), len(counts) - 1
+    said = given[kinds == counts.index[0]].unique()
+    top, n, more = str(said[0] if len(said) == 1 else counts.index[0]), int(counts.iloc[0]), len(counts) - 1
     blank = len(text) - int(counts.sum())
     if not more and not blank:
         return f'"{top}" (all {n:,} rows)'

@@ -45,7 +45,8 @@ from typing import Any
 from ..errors import quote
 from .records import VERDICT_WORDS, Verdict
 
-__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale", "at_threshold"]
+__all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale", "at_threshold",
+           "reason_kind"]
 
 #: A user's mapping of score values to verdicts, or a function of the value.
 ScoreMap = Mapping[Any, Any] | Callable[[Any], Any]
@@ -98,6 +99,33 @@ def _lookup(score_map: Mapping[Any, Any], value: Any) -> Verdict | None:
     return None
 
 
+#: What :func:`score_verdict` says of a score it gives no verdict, after ``score <value>``.
+_OFF_SCALE = " is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)"
+_NOT_FINITE = " is not a finite number, so no score"
+_NO_VERDICT = " has no verdict; map it with score_map="
+
+
+def reason_kind(reason: str) -> str:
+    """The kind of a ``missing`` verdict's reason: one :func:`score_verdict` gives, with the score it names left out
+    (``score … is not in [0, 1]; …``), else the reason as it is.
+
+    A 1–10 rating read without a ``pass_threshold`` gives one reason per rating (``score 3 …``, ``score 7 …``): told
+    apart by their values, one cause read as up to ten, each with its own count (``17 of its 72 verdicts are
+    missing``), and pushed the other criteria's reasons out of the terminal's lines.
+
+    Examples
+    --------
+    >>> reason_kind("score 7 is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)")
+    'score … is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)'
+    >>> reason_kind("the scorer gave no score")
+    'the scorer gave no score'
+    """
+    for tail in (_OFF_SCALE, _NOT_FINITE, _NO_VERDICT):
+        if reason.startswith("score ") and reason.endswith(tail) and len(reason) > len("score ") + len(tail):
+            return f"score …{tail}"
+    return reason
+
+
 def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold: float | None = None
                   ) -> tuple[Verdict, str]:
     """The verdict of one Inspect score value, and a reason (empty for a pass).
@@ -141,13 +169,12 @@ def score_verdict(value: Any, score_map: ScoreMap | None = None, pass_threshold:
         verdict = _lookup(score_map, value)
     if verdict is None:
         if _is_infinite(value):  # a judge's "Rating: inf" parsed by float(): no rating (it passed a threshold of 7)
-            return "missing", f"score {shown} is not a finite number, so no score"
+            return "missing", f"score {shown}{_NOT_FINITE}"
         if pass_threshold is None and _off_scale(value):
-            return "missing", (f"score {shown} is not in [0, 1]; say which scores pass with pass_threshold= "
-                               "(--pass-threshold)")
+            return "missing", f"score {shown}{_OFF_SCALE}"
         verdict = _default(value, 1.0 if pass_threshold is None else pass_threshold)
     if verdict is None:
-        return "missing", f"score {shown} has no verdict; map it with score_map="
+        return "missing", f"score {shown}{_NO_VERDICT}"
     if verdict == "missing":
         return "missing", f"score {shown}"
     return verdict, "" if verdict == "pass" else f"score {shown}"

@@ -25,6 +25,7 @@ from .._analysis.gate_findings import VACUOUS
 from .._analysis.gate_settings import weaker_count
 from .._analysis.run import Run
 from .._core.records import step_raised, step_timed_out
+from .._core.scoremap import reason_kind
 from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
@@ -328,7 +329,9 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
 
 def missing_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
     """Lines saying why verdicts of case runs that completed are ``missing``, by criterion and reason code (the
-    reason up to its first ``:``), the commonest first, each with a case and its reason; none when there are none.
+    reason up to its first ``:``; a score's reason without the score it names,
+    :func:`~oloproof_nb._core.scoremap.reason_kind`), the commonest first, each with a case and its reason; none when
+    there are none.
 
     The table's ``miss`` counts them and a criterion's reason may say ``all_missing``; without these lines a
     terminal did not say why: a fault replay whose control replay diverged from the recording
@@ -349,7 +352,9 @@ def missing_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
         return []
     rows = verdicts.groupby("criterion", sort=False).size()
     reason = missing["reason"].fillna("").astype(str)
-    kinds = missing.assign(code=reason.str.split(":").str[0].str.strip().replace("", "(no reason)"), why=reason)
+    # a score's reason is of its kind, not of its value: a rating's "score 3 …", "score 7 …" are one reason
+    code = reason.map(reason_kind).str.split(":").str[0].str.strip().replace("", "(no reason)")
+    kinds = missing.assign(code=code, why=reason)
     counts = kinds.groupby(["criterion", "code"], sort=False).size().sort_values(ascending=False, kind="stable")
     lines: list[str] = []
     for (criterion, code), n in counts.head(_ERROR_KINDS).items():

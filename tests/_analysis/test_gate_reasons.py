@@ -62,6 +62,22 @@ def test_all_missing_quotes_the_commonest_reason_given_when_more_rows_give_none(
     assert missing_why(verdicts.iloc[3:4], "c") == 'every row is missing: "score 9 is not in [0, 1]" (all 1 rows)'
 
 
+def test_all_missing_counts_a_ratings_reasons_as_one_whatever_the_score() -> None:
+    """A 1–10 rating read without a pass_threshold: each rating's rows have a reason naming the rating. By hand, 2
+    rows of 3 and 2 of 7 beside 3 rows that raised: the rating's reason is the commonest, 4 of 7 rows, quoted
+    without a score; told apart by their scores, "raised" was quoted as the commonest (3 of 7 rows; 2 other
+    reasons). One rating alone is quoted as it is."""
+    from oloproof_nb._analysis.gate_reasons import missing_why
+
+    off = "is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)"
+    reasons = [f"score 3 {off}", "raised", f"score 7 {off}", "raised", f"score 3 {off}", "raised", f"score 7 {off}"]
+    verdicts = pd.DataFrame({"criterion": "c", "verdict": "missing", "reason": reasons})
+    assert missing_why(verdicts, "c") == (f'every row is missing: "score … {off}" (4 of 7 rows; 1 other reason, each '
+                                          'in run.verdicts)')
+    assert missing_why(verdicts.iloc[[0, 1, 4]], "c") == (f'every row is missing: "score 3 {off}" (2 of 3 rows; 1 '
+                                                          'other reason, each in run.verdicts)')
+
+
 def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_down() -> None:
     """The note wrote the threshold with :g (0.9999995 as "1 needs at least …") and n_min with .4g: 1,000
     singletons and 300 pairs have n_min = 1600²/2200 = 1163.64 by hand, shown as 1164 beside "needs n_min of at

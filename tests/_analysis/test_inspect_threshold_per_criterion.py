@@ -176,8 +176,10 @@ def test_a_rating_read_without_its_threshold_says_what_would_decide_it(rated: Pa
     """Read with no ``pass_threshold``, the 1-10 ``rating`` is missing on all 8 samples (a number off [0, 1] puts
     the whole criterion on another scale), and the gate is INSUFFICIENT_EVIDENCE (all_missing). Its reason said
     ``all_missing`` and nothing of what would decide it; it now quotes why its rows are missing, naming
-    ``pass_threshold=``. Each score's reason names its score, and by hand from ``ROWS`` the eight
-    print differently (7 and 7.0 too), so the reason quotes the first and counts 7 others."""
+    ``pass_threshold=``. Each score's reason names its score, and by hand from ``ROWS`` the eight print differently
+    (7 and 7.0 too): seven are off [0, 1], one reason of one kind, quoted without its score (7 of 8 rows), and the
+    rating 1, in [0, 1], is missing for another (its scorer's other scores are off the scale); told apart by their
+    scores, the reason quoted one rating's row and counted 7 others."""
     run, _ = _read(rated)
     assert _counts(run, "rating") == {"missing": 8}
     assert len({repr(r) for r, _, _, _ in ROWS}) == 8
@@ -185,7 +187,8 @@ def test_a_rating_read_without_its_threshold_says_what_would_decide_it(rated: Pa
     assert row["verdict"] == "INSUFFICIENT_EVIDENCE"
     assert row["reason"].startswith('all_missing; every row is missing: "score ')
     assert "pass_threshold=" in row["reason"]
-    assert "(1 of 8 rows; 7 other reasons, each in run.verdicts)" in row["reason"]
+    assert '"score … is not in [0, 1]; ' in row["reason"]
+    assert "(7 of 8 rows; 1 other reason, each in run.verdicts)" in row["reason"]
     plain = op.gate(run, release={**LOOSE, "criteria": {"correct": 0.5}}).table.set_index("criterion").loc["correct"]
     assert "every row is missing" not in plain["reason"]  # a criterion with verdicts says nothing of the kind
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from oloproof_nb._core.scoremap import check_score_map, on_default_scale, score_verdict
+from oloproof_nb._core.scoremap import check_score_map, on_default_scale, reason_kind, score_verdict
 
 
 @pytest.mark.parametrize(("value", "verdict"), [
@@ -107,3 +107,15 @@ def test_text_that_spells_a_number_is_missing_unless_mapped() -> None:
     a pass), and ``score_map`` maps it."""
     assert [score_verdict(v)[0] for v in ("1.0", "7", "0.5")] == ["missing"] * 3
     assert score_verdict("1.0", {"1.0": "pass"})[0] == "pass"
+
+
+def test_the_reasons_of_scores_without_a_verdict_are_one_kind_each_whatever_the_score() -> None:
+    """A rating of 3 and one of 7, read without a pass_threshold, are missing for one reason; so are two texts no
+    table reads, and two infinities. The kinds leave the score out, and differ from one another; a reason that is
+    no score table's is its own kind."""
+    kinds = [{reason_kind(score_verdict(value)[1]) for value in pair}
+             for pair in ((3, 7), ("maybe", "perhaps"), (math.inf, -math.inf))]
+    assert [len(kind) for kind in kinds] == [1, 1, 1] and len(set.union(*kinds)) == 3
+    assert all(kind.startswith("score … ") for kind in set.union(*kinds))
+    assert reason_kind("the scorer gave no score") == "the scorer gave no score"
+    assert reason_kind("score 'I'") == "score 'I'"

@@ -45,3 +45,24 @@ def test_a_reason_of_none_is_said_as_no_reason_not_as_the_word_none() -> None:
     one missing verdict has no reason, and the line says ``(no reason)``, not ``None``."""
     lines = missing_verdict_lines(_run([("c1", 1, "answer", "missing", None), ("c2", 1, "answer", "pass", "")]))
     assert lines == ["answer: 1 of its 2 verdicts are missing: (no reason)", "  e.g. c1: ", PYTHON]
+
+
+OFF_SCALE = "is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)"
+
+
+def test_a_ratings_reasons_are_one_kind_whatever_the_score() -> None:
+    """A 1–10 rating read without a pass_threshold is missing with one reason per rating. By hand: rated has 5 such
+    rows (3, 3, 7, 7, 9), words 1 row of a word no table reads, letter 1 row its scorer gave no score. One kind of 5
+    for rated, then words and letter: told apart by the score, rated's ratings were three kinds (2, 2 and 1 of its 5)
+    and the other two criteria's reasons were left out as "2 other reasons"."""
+    verdicts = [(f"r{i}", 1, "rated", "missing", f"score {value} {OFF_SCALE}")
+                for i, value in enumerate([3, 3, 7, 7, 9])]
+    verdicts += [("r0", 1, "words", "missing", "score 'maybe' has no verdict; map it with score_map="),
+                 ("r1", 1, "words", "pass", ""), ("r2", 1, "letter", "missing", "the scorer gave no score"),
+                 ("r3", 1, "letter", "pass", "")]
+    assert missing_verdict_lines(_run(verdicts), width=200) == [
+        f"rated: 5 of its 5 verdicts are missing: score … {OFF_SCALE}", f"  e.g. r0: score 3 {OFF_SCALE}",
+        "words: 1 of its 2 verdicts are missing: score … has no verdict; map it with score_map=",
+        "  e.g. r0: score 'maybe' has no verdict; map it with score_map=",
+        "letter: 1 of its 2 verdicts are missing: the scorer gave no score", "  e.g. r2: the scorer gave no score",
+        PYTHON]
