@@ -20,7 +20,7 @@ from .._config.release import parse_release
 from .._core.labels import Label, labels_row, transform_pair_labels
 from . import frames
 from .columns import VALIDITY
-from .gate_drift import suite_folder
+from .gate_drift import label_drift, suite_folder
 from .run import Run, as_run, stored_pair_labels
 
 __all__ = ["VALIDITY_COLUMNS", "validity_table", "checked_transforms", "unchecked_reasons", "validity",
@@ -204,7 +204,10 @@ def unchecked_notes(run: Run, criteria: Iterable[str]) -> tuple[str, ...]:
     """One line per transform of ``run`` that is not checked and that a relation among ``criteria`` (the gate's
     table: gated or ``REPORT_ONLY``) is judged on: why (:func:`unchecked_reasons`) and where its labels go. Shown
     whatever the relation's own reason: a first suite with an empty label file, its relation held back by
-    ``too_few_clusters`` or not gated, heard of the labels only once it had 20 clusters and gated the relation."""
+    ``too_few_clusters`` or not gated, heard of the labels only once it had 20 clusters and gated the relation.
+    A label file that differs from the labels the run was made with (:func:`~.gate_drift.label_drift`: labeled since)
+    is said so in its line: a run keeps the labels it started with, and the line told a user who had just labeled
+    every pair, and gated the run again, to label them in that file."""
     shown = set(criteria)
     relations = {str(getattr(ev, "transform", "")) for ev in run.config.evaluators
                  if ev.type == "metamorphic_relation" and ev.name in shown}
@@ -219,9 +222,13 @@ def unchecked_notes(run: Run, criteria: Iterable[str]) -> tuple[str, ...]:
     root = suite_folder(run)
     files = {t.name: root / t.validity_labels if root else Path(t.validity_labels)
              for t in run.config.metamorphic.transforms}
+    changed = {path for path, _ in label_drift(run)}
     return tuple(f"transform {transform} is not checked: {why}; its relations are judged once every pair is labeled"
                  + (f" in {files[transform]}" if transform in files else "")
                  + " and the valid share reaches minimum_validity (see op.validity(run))"
+                 + (f"; that file has changed since run {run.run_id} was made, which keeps the labels it started "
+                    "with: run the suite again to judge by the file as it is now"
+                    if files.get(transform) in changed else "")
                  for transform, why in unchecked.items())
 
 

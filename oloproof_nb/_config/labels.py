@@ -21,7 +21,8 @@ MAX_LABEL_BYTES = 64 << 20
 
 
 def load_labels(path: str | Path, known_ids: Collection[str] | None = None, transform: str | None = None,
-                copy_digest: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
+                copy_digest: Callable[[str], str] | None = None,
+                case_of: Callable[[str], str | None] | None = None) -> list[dict[str, Any]]:
     """Read a label file: one judgement per line, empty lines skipped.
 
     Parameters
@@ -35,6 +36,10 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
     copy_digest : callable, optional
         The digest of a derived case now (its id in, ``Case.digest`` out), asked only of judgements that give a
         ``digest``; None checks no digest.
+    case_of : callable, optional
+        The id of the suite's case (a source case, or another copy of the transform) whose digest a judgement
+        gives instead of its copy's (a digest in, an id or None out), asked only of such a judgement: its refusal
+        then names the row it was copied from, not a change nobody made.
 
     Returns
     -------
@@ -50,14 +55,16 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         ``valid``, names a case id the suite does not derive, or repeats a
         (``case_id``, ``labeler``) judgement of a named labeler (names compared by :func:`same_name`: ``"Ana "``
         is ``"ana"``), or gives a ``digest`` other than the copy's
-        now (``copy_digest``: the labeler read another text); a path that is not a regular
+        now (``copy_digest``: the labeler read another text; or the digest of another case, ``case_of``, named so);
+        a path that is not a regular
         file (a directory, a named pipe, a device) or holds more than :data:`MAX_LABEL_BYTES`.
     """
-    return read_labels(path, known_ids, transform, copy_digest)[0]
+    return read_labels(path, known_ids, transform, copy_digest, case_of)[0]
 
 
 def read_labels(path: str | Path, known_ids: Collection[str] | None = None, transform: str | None = None,
-                copy_digest: Callable[[str], str] | None = None) -> tuple[list[dict[str, Any]], str]:
+                copy_digest: Callable[[str], str] | None = None,
+                case_of: Callable[[str], str | None] | None = None) -> tuple[list[dict[str, Any]], str]:
     """:func:`load_labels`, with the SHA-256 hex of the bytes the judgements were read from (as
     :func:`~.imports.file_digest` gives it): a suite records each label file's digest, which a second read of
     the file took, and a file saved between the two reads was stored with the digest of other judgements than
@@ -100,6 +107,13 @@ def read_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         judged = judgement.get("digest")
         if judged is not None and copy_digest is not None:
             now = copy_digest(judgement["case_id"])
+            owner = case_of(judged) if case_of is not None and now != judged else None
+            if owner is not None:  # nothing changed: the digest of another row of run.cases was given
+                copy_id = quote(judgement["case_id"])
+                whose = " (its source case)" if judgement["case_id"] == f"{owner}~{transform}" else ""
+                raise LabelFileError(path, lineno, f"{copy_id} is given the digest {judged[:12]}… of {quote(owner)}"
+                                     f"{whose}, not its own ({now[:12]}…): give each judgement the digest of the row "
+                                     f"of its copy in run.cases, the row whose case_id is {copy_id}")
             if now != judged:  # matched by id alone, it would judge a copy nobody read
                 copy_id, later = quote(judgement["case_id"]), _later_stale(lines, lineno, known_ids, copy_digest)
                 take = "those lines out (their pairs are" if later else "the line out (its pair is"

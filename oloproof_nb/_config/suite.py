@@ -4,7 +4,7 @@ system and the suite's own checks and validators (the oloproof.yaml model is ``s
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -583,8 +583,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                               "or create it empty to run the suite first and read the copies (run.panel(case_id)): "
                               "an empty file leaves every pair unlabeled")
         # read once: the digest is of the bytes the judgements were read from
+        copies = _CopyDigests(transform, cases_file, kept)
         labels[transform.name], digests[transform.validity_labels] = read_labels(
-            labels_file, derived_ids[transform.name], transform.name, _CopyDigests(transform, cases_file, kept))
+            labels_file, derived_ids[transform.name], transform.name, copies, copies.case_of)
     vacuous = scan.findings()
     for criterion, message in [*thin_validity(config, n_sources, suite_file).items(),
                                *blank_rewrites(config, suite_file).items()]:
@@ -668,14 +669,28 @@ class _CopyDigests:
     def __init__(self, transform: Transform, cases_file: Path, kept: tuple[Case, ...] | None) -> None:
         self._transform, self._cases_file, self._kept = transform, cases_file, kept
         self._digests: dict[str, str] | None = None
+        self._sources: dict[str, str] | None = None
+
+    def _source_cases(self) -> Iterable[Case]:
+        return self._kept if self._kept is not None else (c for _, c in iter_cases(self._cases_file))
 
     def __call__(self, copy_id: str) -> str:
         if self._digests is None:
             t = self._transform
-            sources = self._kept if self._kept is not None else (c for _, c in iter_cases(self._cases_file))
             self._digests = {f"{c.id}~{t.name}": derive_case(c, t.name, t.field, t.template,
-                                                             state_path=t.state_path).digest for c in sources}
+                                                             state_path=t.state_path).digest
+                             for c in self._source_cases()}
         return self._digests[copy_id]
+
+    def case_of(self, digest: str) -> str | None:
+        """The id of the source case or copy of the transform whose digest is ``digest`` now, or None: asked only of
+        a judgement whose digest is not its own copy's (a row of run.cases above or below it copied)."""
+        if self._sources is None:
+            self._sources = {c.digest: c.id for c in self._source_cases()}
+        if digest in self._sources:
+            return self._sources[digest]
+        copies = self._digests or {}
+        return next((copy_id for copy_id, its in copies.items() if its == digest), None)
 
 
 def _stat_of(path: Path) -> tuple[int, int, int, int, int]:

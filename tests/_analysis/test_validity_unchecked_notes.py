@@ -7,15 +7,18 @@ relations are judged once every pair is labeled" of a transform with none.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
 import oloproof_nb as op
 from oloproof_nb._analysis.validity import unchecked_notes
+from oloproof_nb.cli import main
 
 T = {"name": "t", "field": "message", "template": "{value} OVERRIDE", "validity_labels": "labels/t.jsonl",
      "minimum_validity": 0.85}
@@ -76,3 +79,35 @@ def test_a_suite_moved_with_its_run_is_told_to_fill_the_file_where_it_is_now(mak
     (note,) = unchecked_notes(again, again.criteria)
     assert f" in {moved / 'labels' / 't.jsonl'} and " in note, note
     assert str(made) not in note
+
+
+def test_a_label_file_filled_since_the_run_is_said_so_in_its_note(make_suite: Callable[..., Path],
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """README's first hour: run with an empty label file, label every pair, gate the run again. The run keeps the
+    labels it started with, so its relation stays ``transform_not_checked``, and the line under the table told the
+    user to label every pair in the file that now labels every pair. It now says that file changed since the run,
+    and to run the suite again; a file as the run read it gets the line as before."""
+    run = _run(make_suite, ["t"])
+    assert _changed_clause(run) == ""
+    folder = run.suite_root
+    assert folder is not None
+    (folder / "labels" / "t.jsonl").write_text("".join(
+        json.dumps({"case_id": f"c{i}~t", "valid": True}) + "\n" for i in range(4)), encoding="utf-8")
+    (note,) = unchecked_notes(run, run.criteria)
+    assert note.endswith(f"(see op.validity(run)); that file has changed since run {run.run_id} was made, which "
+                         "keeps the labels it started with: run the suite again to judge by the file as it is now")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["gate", str(run.directory)]) == 1  # no release.yaml: nothing gated
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"that file has changed since run {run.run_id} was made" in out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["run", str(folder), "--quiet"]) == 1
+    assert "is not checked" not in capsys.readouterr().out  # labeled when it started: checked
+
+
+def _changed_clause(run: op.Run) -> str:
+    """The clause a note gets for a label file changed since ``run``, or "" when its note has none."""
+    (note,) = unchecked_notes(run, run.criteria)
+    return note[note.index("; that file"):] if "; that file" in note else ""

@@ -409,6 +409,30 @@ def test_a_digest_follows_the_source_case_too(make_suite: Callable[..., Path]) -
         op.load_suite(root)
 
 
+def test_a_digest_copied_from_another_row_of_run_cases_is_named_so(
+        make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """run.cases holds each source case beside its copy: a labeler who took the digest from the source's row, or
+    from the next copy's, was told the template or the source case had changed since and to judge the copy anew,
+    though nothing had changed. The refusal names the row the digest is of, and the copy's own."""
+    root = _bound_suite(make_suite)
+    cases = op.run(op.load_suite(root), progress=False).cases
+    digest = dict(zip(cases["case_id"], cases["digest"], strict=True))
+    write_labels(root, "t", [{"case_id": "c1~t", "valid": True, "digest": digest["c1~t"]},
+                             {"case_id": "c2~t", "valid": True, "digest": digest["c2"]}])
+    with pytest.raises(LabelFileError) as info:
+        op.load_suite(root)
+    assert info.value.line == 2 and str(info.value).endswith(
+        f"line 2: 'c2~t' is given the digest {digest['c2'][:12]}… of 'c2' (its source case), not its own "
+        f"({digest['c2~t'][:12]}…): give each judgement the digest of the row of its copy in run.cases, the row "
+        "whose case_id is 'c2~t'")
+    assert main(["run", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2: 'c2~t' is given the digest" in err and "changed since" not in err
+    write_labels(root, "t", [{"case_id": "c1~t", "valid": True, "digest": digest["c2~t"]}])
+    with pytest.raises(LabelFileError, match=r"line 1: 'c1~t' is given the digest \w{12}… of 'c2~t', not its own "):
+        op.load_suite(root)
+
+
 def test_a_digest_is_compared_whole(tmp_path: Path) -> None:
     """The refusal shows the first 12 digits of each digest; the comparison is of all 64 (two copies' digests that
     share their first 12 digits are two copies)."""
