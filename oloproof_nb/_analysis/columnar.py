@@ -18,7 +18,8 @@ touched or copied in from another run is never read as the run's. Each file has 
 :class:`~oloproof_nb._analysis.columns.FrameSpec` (:meth:`FrameSpec.arrow_schema`):
 text as UTF-8 strings, counts as ``int64``, flags as ``bool``, times as
 ``timestamp[us, UTC]``; the nullable pandas dtypes (``Int64``, ``boolean``)
-as nullable Arrow columns.
+as nullable Arrow columns, named in the file's ``pandas`` metadata so that a reader
+without oloproof_nb (``pd.read_parquet``, Dask) gets the frame's dtypes too.
 
 Users' values (``args``, ``result``, ``answer``, ``metadata``, ``content``,
 ``before``/``after``, ``expected``/``actual``) are stored as **JSON text**, one
@@ -100,8 +101,8 @@ __all__ = ["FRAMES_DIR", "SOURCE_FILE", "FORMAT", "STATE_REF", "journal_fingerpr
 FRAMES_DIR = "frames"
 SOURCE_FILE = "_source.json"
 #: The layout of the copy; a copy of another format is rebuilt (so is one another release made: :func:`fresh_source`).
-FORMAT = 4  # 2: every frame has ``epoch``; 3: ``_source.json`` records each frame file's size and mtime; 4: no
-#             verdict rows of copies labeled invalid
+FORMAT = 5  # 2: every frame has ``epoch``; 3: ``_source.json`` records each frame file's size and mtime; 4: no
+#             verdict rows of copies labeled invalid; 5: each file's ``pandas`` metadata gives its columns' dtypes
 #: The journal files a copy depends on. ``states.jsonl`` is not one: it only ever gains states (by
 #: address), and a state added changes no frame; a state changed after it was written is refused when it is
 #: read (its text no longer has its address), so ``snapshots`` never shows a state the copy's ``changes`` were

@@ -10,6 +10,7 @@ first, in DESIGN's order; extra columns follow.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -50,6 +51,11 @@ ARROW_TYPES: dict[str, pa.DataType] = {
 }
 #: Dtypes whose column never holds a missing value (the Arrow field is not nullable).
 _NOT_NULL = ("int64", "bool")
+#: The pandas dtype of each frame dtype in the ``pandas`` metadata of a Parquet file (what ``pd.read_parquet`` and
+#: ``dask.dataframe.read_parquet`` make of a column): a JSON column is its text.
+_PANDAS_TYPES = {TEXT: ("unicode", "object"), "int64": ("int64", "int64"), "Int64": ("int64", "Int64"),
+                 "float64": ("float64", "float64"), "bool": ("bool", "bool"), "boolean": ("bool", "boolean"),
+                 TIME: ("datetimetz", TIME), JSON: ("unicode", "object")}
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,18 @@ class FrameSpec:
 
     @functools.cached_property
     def _arrow_schema(self) -> pa.Schema:  # built once per frame: every chunk of a copy is written with it
-        return pa.schema([c.arrow_field() for c in self.columns], metadata={"oloproof.frame": self.name})
+        return pa.schema([c.arrow_field() for c in self.columns],
+                         metadata={"oloproof.frame": self.name, "pandas": self._pandas_metadata()})
+
+    def _pandas_metadata(self) -> str:
+        """The ``pandas`` metadata of the frame's Parquet file: each column's dtype, which Arrow gives a reader that
+        converts the file without oloproof_nb (``pd.read_parquet``, Dask). Without it, a nullable count read as
+        ``int64`` from one run and ``float64`` from a run where a case errored (``n_tool_calls``), a flag as ``bool``
+        or ``object`` (``recovered``), as each file held a missing value or not."""
+        columns = [{"name": c.name, "field_name": c.name, "pandas_type": _PANDAS_TYPES[c.dtype][0],
+                    "numpy_type": _PANDAS_TYPES[c.dtype][1],
+                    "metadata": {"timezone": "UTC", "unit": "us"} if c.dtype == TIME else None} for c in self.columns]
+        return json.dumps({"index_columns": [], "column_indexes": [], "columns": columns})
 
     def doc_table(self) -> str:
         """The columns as numpydoc lines (``name : dtype`` then the meaning), for docstrings."""

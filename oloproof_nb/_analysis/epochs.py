@@ -139,8 +139,9 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
                 group = group[group["epochs"] >= r.k]
                 values = reduce_counts(group["epochs"].to_numpy(), group["passes"].to_numpy(), r)
                 parts.append(group.assign(reduce=r.text, value=values))
-        if not parts:
-            return pd.DataFrame({c: [] for c in CASE_COLUMNS})
+        if not parts:  # the columns' dtypes of a table with rows (every one float64 before)
+            return epoch_counts(verdicts.iloc[:0]).assign(
+                reduce=pd.Series([], dtype=TEXT), value=pd.Series([], dtype="float64"))[CASE_COLUMNS]
         return pd.concat(parts, ignore_index=True)[CASE_COLUMNS]
     all_sums = criterion_sums(verdicts)
     clustered = run_is_clustered(run, all_sums.values())

@@ -624,8 +624,10 @@ class Run(ColumnarCopy):
     def summary(self) -> pd.DataFrame:
         """Per criterion: rows and pass / fail / missing counts (raw counts, unrounded)."""
         v = self.verdicts
-        if v.empty:
-            return pd.DataFrame(columns=["criterion", "evaluator", "n", "passed", "failed", "missing"])
+        if v.empty:  # the columns' dtypes of a summary with rows (every one object before)
+            return pd.DataFrame({"criterion": pd.Series([], dtype=frames.TEXT),
+                                 "evaluator": pd.Series([], dtype=frames.TEXT),
+                                 **{c: pd.Series([], dtype="int64") for c in ("n", "passed", "failed", "missing")}})
         counts = pd.crosstab([v["criterion"], v["evaluator"]], v["verdict"])
         for col in ("pass", "fail", "missing"):
             if col not in counts.columns:

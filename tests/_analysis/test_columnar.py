@@ -195,7 +195,9 @@ def test_a_frame_without_rows_has_the_schema_of_one_with_rows(name: str) -> None
         table = columnar.to_arrow(spec, [], refs)
         fields = [c.arrow_field() for c in spec.columns] + ([columnar._STATE_REF_FIELD] if refs is not None else [])
         assert table.num_rows == 0
-        assert table.schema.equals(pa.schema(fields, metadata={"oloproof.frame": name}), check_metadata=True)
+        metadata = spec.arrow_schema().metadata  # the frame's name, and the pandas dtypes of its columns
+        assert metadata[b"oloproof.frame"] == name.encode() and b"pandas" in metadata
+        assert table.schema.equals(pa.schema(fields, metadata=metadata), check_metadata=True)
         assert columnar.from_arrow(spec, table, states=lambda refs: []).equals(spec.empty())
 
 

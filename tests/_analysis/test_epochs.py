@@ -306,6 +306,9 @@ def test_by_case_of_a_run_without_verdict_rows_is_an_empty_frame(runs: dict[int,
     assert list(by_case.columns) == ["case_id", "cluster", "criterion", "epochs", "passes", "missing", "reduce",
                                      "value"]
     assert len(by_case) == 0
+    # the dtypes of a frame with rows (every column was float64): a concat or a merge on case_id keeps them
+    with_rows = op.reduce_epochs(runs[3], reduce="pass^2", by_case=True)
+    assert len(with_rows) > 0 and by_case.dtypes.to_dict() == with_rows.dtypes.to_dict()
     assert set(op.reduce_epochs(run, reduce="pass^2")["reason"]) == {"no_evidence"}
 
 

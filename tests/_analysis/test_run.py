@@ -297,6 +297,19 @@ def test_the_summary_lists_criteria_in_the_suites_order(make_suite: Callable[...
         {"criterion": "alpha", "n": 3, "passed": 2, "failed": 1, "missing": 0}]
 
 
+def test_the_summary_of_a_run_without_verdict_rows_has_the_dtypes_of_one_with_rows(two_runs: tuple[Path, Path]
+                                                                                   ) -> None:
+    """Every verdict row dropped (or a run whose evaluators judged nothing): the summary is empty with the
+    columns and dtypes of a summary with rows, not six object columns (counts that summed as text)."""
+    run = op.load_run(two_runs[0])
+    with_rows = run.summary()
+    run.verdicts = run.verdicts.iloc[0:0]
+    empty = run.summary()
+    assert len(with_rows) > 0 and len(empty) == 0
+    assert empty.dtypes.to_dict() == with_rows.dtypes.to_dict()
+    assert list(empty.columns) == ["criterion", "evaluator", "n", "passed", "failed", "missing"]
+
+
 def test_the_validity_check_difference_names_the_transform_whose_minimum_differs() -> None:
     """Two transforms in both suites, only the second's minimum_validity changed: the difference names that one,
     not the first the suites share unchanged."""
