@@ -98,7 +98,8 @@ def all_pass_note(row: dict[str, Any], sizes: np.ndarray, threshold: float, conf
         return (f"every {unit} passes: its clusters count as n_min = {effective} equal-sized ones, and no lower "
                 f"bound is above {half:g}^(1/n_min); {shown} needs n_min of at least {least} (more clusters, or "
                 "clusters closer in size; README section 6, How big must a suite be?)")
-    return (f"every {unit} passes: with {row['n']:,} independent {unit}s no lower bound is above "
+    units = unit if row["n"] == 1 else f"{unit}s"  # a first suite of one case: "1 independent row"
+    return (f"every {unit} passes: with {row['n']:,} independent {units} no lower bound is above "
             f"{half:g}^(1/{row['n']}); {shown} needs at least {need:,} (README section 6, How big must a suite be?)")
 
 

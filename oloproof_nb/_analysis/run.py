@@ -24,6 +24,7 @@ runs' checks differ: ``_analysis/run_checks.py``.
 from __future__ import annotations
 
 import copy
+import difflib
 import os
 from collections.abc import Mapping
 from functools import cached_property
@@ -56,6 +57,9 @@ R = TypeVar("R", bound="Run")
 #: pandas 3 copies a table only when one of its sharers writes to it, so a shallow copy is a copy of its own;
 #: before, a shallow copy shares the values an in-place edit writes to, and the caller gets a deep copy.
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
+
+#: The most case ids :meth:`Run.record` searches for the one a missing id was likely meant to be.
+_NEAR_IDS = 10_000
 
 
 class _FrameAttribute:
@@ -421,7 +425,12 @@ class Run(ColumnarCopy):
             if epoch != 1 and member._journal.record(case_id) is not None:
                 raise OloproofError(f"case {case_id!r} has no epoch {epoch} in run {member.run_id} "
                                     f"(epochs: {member.epochs})")
-            raise OloproofError(f"no case {case_id!r} in run {member.run_id}")
+            # a slip of the finger (``ord-21`` for ``ord-021``) names the id it was likely meant for; over more
+            # ids than _NEAR_IDS the search would take seconds (3.7 s over 100,000), and the line names none
+            ids = {cid for cid, _ in member._journal.case_index()}
+            near = difflib.get_close_matches(case_id, sorted(ids), n=1, cutoff=0.6) if len(ids) <= _NEAR_IDS else []
+            raise OloproofError(f"no case {case_id!r} in run {member.run_id}"
+                                + (f"; did you mean {near[0]!r}?" if near else ""))
         return rec
 
     def case_replay_records(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:

@@ -67,6 +67,17 @@ def test_the_readmes_smallest_suite_runs_as_written(tmp_path: Path, n_cases: int
     assert f"{low:.3f}" in README.read_text(encoding="utf-8")
 
 
+def test_the_readmes_one_case_line_as_pasted_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """The first run of the README's suite has the one case line it shows; its reason said ``with 1 independent
+    rows``."""
+    folder = _smallest_suite(tmp_path / "library", 1)
+    table = op.gate(op.run(op.load_suite(folder), progress=False)).table
+    assert set(table["verdict"]) == {"INSUFFICIENT_EVIDENCE"}
+    assert set(table["reason"]) == {"interval_includes_threshold; every row passes: with 1 independent row no lower "
+                                    "bound is above 0.025^(1/1); 0.8 needs at least 17 (README section 6, How big "
+                                    "must a suite be?)"}
+
+
 def test_the_keys_table_lists_every_key_of_oloproof_yaml() -> None:
     text = README.read_text(encoding="utf-8")
     table = text[text.index("| key of oloproof.yaml |"):]

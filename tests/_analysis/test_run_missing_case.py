@@ -1,0 +1,41 @@
+"""A case id typed with a slip of the finger (``run.panel("ord-21")`` for ``ord-021``): the line said ``no case
+'ord-21' in run …`` and nothing of the id it was meant to be. It names the nearest id now, and none when no id is
+near or the run holds more ids than are searched."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._analysis import run as run_module
+
+
+def _run(make_suite: Callable[..., Path]) -> op.Run:
+    cases = [{"id": f"ord-{i:03d}", "input": {"answer": f"ok {i}"}, "initial_state": {},
+              "expected": {"answer": f"ok {i}"}} for i in (1, 21, 22)]
+    return op.run(op.load_suite(make_suite(cases, evaluators=[{"type": "answer_matches"}])), progress=False)
+
+
+def test_a_missing_case_id_names_the_id_it_was_likely_meant_to_be(make_suite: Callable[..., Path]) -> None:
+    run = _run(make_suite)
+    with pytest.raises(op.OloproofError) as raised:
+        run.panel("ord-21")
+    assert str(raised.value) == f"no case 'ord-21' in run {run.run_id}; did you mean 'ord-021'?"
+    with pytest.raises(op.OloproofError) as raised:
+        run.record("ord021")
+    assert str(raised.value).endswith("; did you mean 'ord-021'?")
+
+
+def test_an_id_near_none_or_a_run_of_more_ids_than_searched_names_none(make_suite: Callable[..., Path],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _run(make_suite)
+    with pytest.raises(op.OloproofError) as raised:
+        run.panel("refund")
+    assert str(raised.value) == f"no case 'refund' in run {run.run_id}"
+    monkeypatch.setattr(run_module, "_NEAR_IDS", 2)
+    with pytest.raises(op.OloproofError) as raised:
+        run.panel("ord-21")
+    assert str(raised.value) == f"no case 'ord-21' in run {run.run_id}"
