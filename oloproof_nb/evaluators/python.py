@@ -48,7 +48,10 @@ def _is_bool(value: Any) -> bool:
 def _is_score(value: Any) -> bool:
     """A number that is not a bool: a Python or NumPy int or float, a ``Fraction`` or a ``Decimal`` (a benchmark's
     reward: one kept in Decimals, as its balances are, was told to return True or False)."""
-    return isinstance(value, (numbers.Real, np.integer, np.floating, decimal.Decimal)) and not _is_bool(value)
+    # a NumPy timedelta64 is an np.integer, but a duration, no score: compared with pass_threshold it raised
+    # TypeError and stopped the run with an internal error (and without one, the reason said to give one)
+    return (isinstance(value, (numbers.Real, np.integer, np.floating, decimal.Decimal)) and not _is_bool(value)
+            and not isinstance(value, np.timedelta64))
 
 
 def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
@@ -60,9 +63,15 @@ def _score_verdict(score: Any, shown: str, reason: str, pass_threshold: float
         # read at the score's own precision: np.float32(0.7) is 0.699999988 as a float, and a reward of 0.7
         # failed pass_threshold 0.7 ("score np.float32(0.7) is below pass_threshold 0.7")
         with np.errstate(over="ignore"):  # a threshold past the type's range reads as ±inf, as the score would
-            threshold = float(score.dtype.type(pass_threshold))
+            rounded = float(score.dtype.type(pass_threshold))
+        # never a threshold above zero read as zero: a reward of 0.0 passed pass_threshold 1e-300 ("any reward")
+        threshold = rounded if rounded != 0 or pass_threshold == 0 else pass_threshold
     if isinstance(score, decimal.Decimal) and not score.is_finite():  # its NaN refuses to be compared, as no float's
         verdict: Literal["pass", "fail", "missing"] = "missing"
+    elif isinstance(score, decimal.Decimal):
+        # Decimal to Decimal: the check's module may trap FloatOperation (no float in a balance), and a Decimal
+        # compared with a float then raised it, stopping the run with an internal error
+        verdict = "pass" if score >= decimal.Decimal.from_float(threshold) else "fail"
     else:
         verdict = at_threshold(score.item() if isinstance(score, (np.integer, np.floating)) else score, threshold)
     if verdict == "missing":

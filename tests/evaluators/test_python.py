@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import json
 import re
 from decimal import Decimal
@@ -398,6 +399,61 @@ def test_a_decimal_or_fraction_reward_is_a_score(value: Any, expected: tuple[str
     False, pass_threshold given or not. A Decimal NaN, which refuses to be compared, and ±Infinity are missing."""
     assert interpret_check(value, 0.7) == expected
     assert interpret_check(Decimal("0.5")) == ("missing", f"check returned Decimal('0.5'); {SCORE_HELP}")
+
+
+@pytest.mark.parametrize(("value", "threshold", "expected"), [
+    (np.float32(0.0), 1e-300, ("fail", "score np.float32(0.0) is below pass_threshold 0." + "0" * 299 + "1")),
+    (np.float16(0.0), 1e-9, ("fail", "score np.float16(0.0) is below pass_threshold 0.000000001")),
+    (np.float16(6e-8), 1e-9, ("pass", "")), (np.float32(0.0), 0.0, ("pass", "")),
+    (np.float32(0.0), -1e-300, ("pass", "")),
+])
+def test_a_threshold_above_zero_never_reads_as_zero_at_a_scores_precision(value: Any, threshold: float,
+                                                                          expected: tuple[str, str]) -> None:
+    """A threshold too small for the score's type (float32 flushes 1e-300 to 0.0, float16 1e-9) is no zero: a
+    reward of 0.0 passed ``pass_threshold: 1e-300``, written to mean "any reward above nothing", while the same 0.0 as
+    a Python float failed it."""
+    assert interpret_check(value, threshold) == expected
+    assert interpret_check(float(value), threshold)[0] == expected[0]  # as the same reward read as a Python float
+
+
+@pytest.mark.parametrize("value", [np.timedelta64(5, "s"), np.timedelta64("NaT")])
+def test_a_numpy_duration_is_no_score(value: Any) -> None:
+    """``np.timedelta64`` is an ``np.integer`` to NumPy: read as a score, it was told to give pass_threshold, and
+    with one the comparison raised TypeError, which stopped the run with an internal error."""
+    shown = repr(value)
+    assert interpret_check(value) == ("missing", f"check returned {shown}; return True, False, None or a (verdict, "
+                                                 "reason) pair")
+    assert interpret_check(value, 0.5) == interpret_check(value)
+
+
+CHECKS_IN_DECIMALS = '''
+import decimal
+
+decimal.getcontext().traps[decimal.FloatOperation] = True  # no float may slip into a balance
+
+
+def judge(case, initial_state, final_state, trajectory):
+    return decimal.Decimal(case.input["reward"])
+'''
+
+
+def test_a_decimal_reward_is_read_where_floats_in_decimals_are_trapped(make_suite: Any, tmp_path: Path) -> None:
+    """A check module that traps ``decimal.FloatOperation`` (mixing a float into a Decimal raises) and returns a
+    Decimal reward: the comparison with the float pass_threshold raised it, and the run stopped with ``internal
+    error: FloatOperation`` on every resume. The threshold is read as the Decimal it is."""
+    cases = [{"id": f"c-{r}", "input": {"reward": r}, "expected": {"answer": "ok"}} for r in ("0.8", "0.7", "0.69")]
+    folder = make_suite(cases, evaluators=[{"type": "python", "name": "task_done", "check": "checks:judge",
+                                            "pass_threshold": 0.7}])
+    (folder / "checks.py").write_text(CHECKS_IN_DECIMALS, encoding="utf-8")
+    with decimal.localcontext():  # the trap the check's import sets stays in this test
+        run = op.run(folder, out=tmp_path / "run", progress=False)
+    assert not decimal.getcontext().traps[decimal.FloatOperation]
+    assert run.finished
+    assert _verdicts(run) == {"c-0.8": ("pass", ""), "c-0.7": ("pass", ""),
+                              "c-0.69": ("fail", "score Decimal('0.69') is below pass_threshold 0.7")}
+    with decimal.localcontext() as context:
+        context.traps[decimal.FloatOperation] = True
+        assert interpret_check(Decimal("1E+999999999"), 0.7) == ("pass", "")
 
 
 def test_a_score_in_a_pair_without_pass_threshold_says_to_give_one() -> None:
