@@ -38,7 +38,11 @@ applies:
    that do not pass where the base run judged nothing for that case (a fault replay of a tool only the
    candidate calls), or (``unpaired_passes``) when rows the base run passed have no row in the candidate (an
    outcome the candidate left ``waiting``, a replay of a tool it no longer calls): the paired difference
-   cannot see them; and (``base_missing``) when paired rows are ``missing`` in the base run and the interval
+   cannot see them; (``unpaired_ties``) when rows the base run did not pass have no row in the candidate and,
+   counted as ties (the candidate not passing there either), the interval no longer clears −margin: left out, a
+   tie raises the difference where gains outnumber losses, so a candidate that stopped calling a tool in a case
+   whose fault replay the base failed read NO_REGRESSION where the one that still called it and failed did not;
+   and (``base_missing``) when paired rows are ``missing`` in the base run and the interval
    with them counted as base passes no longer clears −margin: the base measured nothing there (its sandbox down,
    a replay that did not reproduce), so counting it as not passed makes the candidate's failure there a tie and
    its pass a gain (a base whose sandbox was down on 30 of 60 cases and a candidate failing those 30 read
@@ -91,7 +95,15 @@ from ..errors import ConfigError, OloproofError, format_loc, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
 from .compare_notes import comparison_notes, metadata_changes, relaxed_rule, rule_changes, unchecked_criteria
 from .compare_pairing import epochs_of, flips, joined_clusters, pair_cases, pair_rows, same_epochs_per_case
-from .compare_rows import base_missing_passed, decide, missing_why, paired_row, reduced_row, regression_verdict
+from .compare_rows import (
+    base_missing_passed,
+    decide,
+    missing_why,
+    paired_row,
+    reduced_row,
+    regression_verdict,
+    rows_ci_low,
+)
 from .gate import FEWER_EPOCHS, criterion_sums, fewer_epochs, no_decision, vacuous_findings
 from .gate_drift import drift_sentences, release_now, release_unreadable, warn_release_drift
 from .gate_findings import VACUOUS
@@ -129,6 +141,9 @@ BASE_DEFAULTS = "the default release settings (the base run has none of its own)
 #: The reason of a criterion whose candidate failed rows the base run never judged (not in the paired difference).
 NEW_FAILURES = "unpaired_failures"
 LOST_PASSES = "unpaired_passes"
+#: The reason of a criterion whose NO_REGRESSION does not hold once the base run's rows that did not pass and have no
+#: candidate row are counted as ties (left out, a tie raises the difference where gains outnumber losses).
+DROPPED_TIES = "unpaired_ties"
 #: The reason of a criterion with paired rows the base run recorded as ``missing`` (it measured nothing there).
 BASE_MISSING = "base_missing"
 
@@ -538,7 +553,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                             "epoch of the other run, so compare runs made with the same epochs")
     if "epoch" in keys:
         same_epochs_per_case(base_run.cases, cand_run.cases)
-    rows, one_sided, new_failures, lost_passes = pair_rows(base_run, cand_run, paired, keys, common)
+    rows, one_sided, new_failures, lost_passes, ties = pair_rows(base_run, cand_run, paired, keys, common)
     clustered = is_clustered(paired["cluster"])  # a cluster holding more than one paired case run
     sums_b = criterion_sums(rows.assign(verdict=rows["base"]))
     sums_c = criterion_sums(rows.assign(verdict=rows["candidate"]))
@@ -597,6 +612,17 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
                 why = (f"{LOST_PASSES}: {lost_passes[criterion]} row(s) the base run passed have no row in the "
                        "candidate (e.g. an outcome it left waiting, a fault replay of a tool it no longer calls); "
                        "they are not in the paired difference")
+            elif verdict == "NO_REGRESSION" and (tied := ties[ties["criterion"] == criterion]).size and (
+                    low := rows_ci_low(pd.concat([rows[rows["criterion"] == criterion], tied], ignore_index=True),
+                                       reduction, cfg)) < -cfg.regression.margin:
+                # left out, a tie raises the difference where gains outnumber losses: a candidate that no longer
+                # reached a check the base failed read better than one that still reached it and failed
+                verdict, shown = "INSUFFICIENT_EVIDENCE", f"{low:.4g}"
+                if float(shown) >= -cfg.regression.margin:  # four digits would put it on the other side
+                    shown = yaml_number(low)
+                why = (f"{DROPPED_TIES}: {len(tied)} row(s) the base run did not pass have no row in the candidate "
+                       "(e.g. a fault replay of a tool it no longer calls); counted as ties, as if the candidate "
+                       f"failed there too, ci_low is {shown}, below −margin")
             elif verdict == "NO_REGRESSION" and base_missing.get(criterion):  # a tie or gain over no evidence
                 worst = base_missing_passed(rows[rows["criterion"] == criterion], reduction, cfg)
                 holds = regression_verdict(worst, math.inf, cfg.regression.margin)[0] == "NO_REGRESSION"

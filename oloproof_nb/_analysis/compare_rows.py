@@ -19,7 +19,8 @@ from .gate import criterion_sums
 from .gate_reasons import commonest_reason, too_few_clusters
 from .gate_settings import APPROXIMATE_NOT_ALLOWED
 
-__all__ = ["regression_verdict", "decide", "reduced_row", "missing_why", "base_missing_passed", "paired_row"]
+__all__ = ["regression_verdict", "decide", "reduced_row", "missing_why", "base_missing_passed", "rows_ci_low",
+           "paired_row"]
 
 
 def regression_verdict(ci_low: float, ci_high: float, margin: float) -> tuple[str, str]:
@@ -141,13 +142,20 @@ def base_missing_passed(rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseCo
     tie or a loss, never a gain (a bound in the spirit of Manski's worst-case bounds for missing outcomes). A
     NO_REGRESSION that holds under it holds whatever the base would have done there.
     """
-    worst = rows.assign(base=rows["base"].mask(rows["base"] == "missing", "pass"))
+    return rows_ci_low(rows.assign(base=rows["base"].mask(rows["base"] == "missing", "pass")), reduction, cfg)
+
+
+def rows_ci_low(rows: pd.DataFrame, reduction: Reduction, cfg: ReleaseConfig) -> float:
+    """ci_low of one criterion's paired difference over ``rows`` (paired verdict rows, reduced as ``reduction``
+    says); −inf when they cannot be paired case by case (a reduced case with fewer than k epochs among them), so
+    that a NO_REGRESSION weighed by it does not hold."""
     row: dict[str, Any] = {}
     if reduction.kind != "mean":
-        reduced_row(row, worst, reduction, cfg, [])  # the same cases and epochs as the row it bounds: decidable
+        if reduced_row(row, rows, reduction, cfg, []):
+            return -math.inf
     else:
-        (b,) = criterion_sums(worst.assign(verdict=worst["base"])).values()
-        (k,) = criterion_sums(worst.assign(verdict=worst["candidate"])).values()
+        (b,) = criterion_sums(rows.assign(verdict=rows["base"])).values()
+        (k,) = criterion_sums(rows.assign(verdict=rows["candidate"])).values()
         paired_row(row, b.passes, k.passes, b.rows, (0, 0, 0), cfg, [])
     return float(row["ci_low"])
 
