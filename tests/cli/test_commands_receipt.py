@@ -422,16 +422,22 @@ def test_a_hook_stopped_by_a_signal_exits_2_and_stops_its_validator(tmp_path: Pa
     pid_file = tmp_path / "validator.pid"
     (tmp_path / "slow.py").write_text(SLOW_CHECK, encoding="utf-8")
     path = make_contract(tmp_path, validator={"command": [PY, "slow.py", str(pid_file)]})
-    # SIGINT as a terminal leaves it: a test run started in the background of a shell inherits it ignored, and the
-    # hook then keeps that disposition (a hook a runner starts with Ctrl-C ignored is not stopped by it)
+    # SIGINT as a terminal leaves it, and the signal sent at its default: a test run started in the background of a
+    # shell inherits SIGINT ignored, one under nohup SIGHUP, and the hook then keeps that disposition (a hook a runner
+    # starts with a signal ignored is not stopped by it)
+    sent = _signum(signame)
+
+    def defaults() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(sent, signal.SIG_DFL)
+
     hook = subprocess.Popen([PY, "-m", "oloproof_nb.cli", "receipt", str(path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            stderr=subprocess.PIPE, text=True, preexec_fn=defaults)
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
         time.sleep(0.02)
     validator = int(pid_file.read_text())
-    hook.send_signal(_signum(signame))
+    hook.send_signal(sent)
     out, err = hook.communicate(timeout=30)
     assert hook.returncode == 2, (hook.returncode, err)
     assert err == f"oloproof: not verified: stopped by {signame} (the validator it ran was stopped too)\n"
