@@ -18,7 +18,7 @@ import pandas as pd
 from .._config.release import ReleaseConfig
 from .._core.epochs import parse_reduce
 from .._core.slicespec import NA_BIN, SliceSpec, parse_slice_spec
-from ..errors import OloproofError, SliceWarning, warn_at_caller
+from ..errors import OloproofError, SliceWarning, quote_value, warn_at_caller
 from .columns import SLICES
 from .gate import criterion_sums, mixed_pool, reduced_interval, resolve_release, run_is_clustered, sums_interval
 from .gate_settings import ReleaseLike
@@ -31,13 +31,35 @@ SLICE_COLUMNS = SLICES.names
 
 
 def _bin_labels(values: pd.Series, spec: SliceSpec) -> np.ndarray:
-    """The bin label of every case (``NA_BIN`` where the measure is missing)."""
-    arr = values.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    """The bin label of every case (``NA_BIN`` where the measure is missing).
+
+    Raises
+    ------
+    OloproofError
+        When the measure is no number (a frame set with ``run.cases = …`` holding text or dates there): one line
+        naming the column and a value, not pandas' or pyarrow's error.
+    """
+    try:
+        arr = values.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        raise OloproofError(f"slice {spec.text}: run.cases.{spec.column} holds {_not_a_number(values)}, not a number "
+                            f"(a frame set with run.cases = …?); give each case run its count, or leave it "
+                            "missing for the n/a bin") from None
     labels = np.array([label for label, _, _ in spec.bins()] + [NA_BIN], dtype=object)
     # searchsorted with side="right": a value equal to an edge falls in the bin that starts there.
     idx = np.searchsorted(np.asarray(spec.edges, dtype=float), arr, side="right")
     idx = np.where(np.isnan(arr), len(labels) - 1, idx)
     return labels[idx]
+
+
+def _not_a_number(values: pd.Series) -> str:
+    """A value of ``values`` that is no number, quoted (or the column's dtype when each value alone reads as one)."""
+    for value in values.dropna():
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            return quote_value(value)
+    return f"values of dtype {values.dtype}"
 
 
 def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.DataFrame, row_bins: np.ndarray,
@@ -58,13 +80,19 @@ def _reduced_bins(text: str, criterion: str, cfg: ReleaseConfig, verdicts: pd.Da
     as_gated = reduced_sums(all_counts, reduction)
     cases = verdicts["case_id"].astype(str).to_numpy()
     spread = pd.Series(row_bins[mine]).groupby(cases[mine]).nunique()
-    whole = mine & ~np.isin(cases, spread.index[spread > 1].to_numpy())  # cases with every epoch in one bin
+    # cases with every epoch in one bin; hashed by pandas, as np.isin compares text ids pair by pair (150,000 rows
+    # of cases whose epochs took different paths: minutes)
+    whole = mine & ~pd.Index(cases).isin(spread.index[spread > 1])
     rows: list[dict[str, Any]] = []
     reduced: set[str] = set()
+    held = set(np.unique(row_bins[whole]).tolist())  # the bins a case of the criterion falls in whole
+    nothing = reduced_sums(epoch_counts(verdicts[:0]), reduction)  # every other bin's: built once, not once a bin
     for code, (label, lower, upper) in enumerate(bins):
-        counts = epoch_counts(verdicts[whole & (row_bins == code)])
-        reduced.update(counts.loc[counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
-        rs = reduced_sums(counts, reduction)
+        rs = nothing
+        if code in held:
+            counts = epoch_counts(verdicts[whole & (row_bins == code)])
+            reduced.update(counts.loc[counts["epochs"] >= reduction.k, "case_id"].astype(str).tolist())
+            rs = reduced_sums(counts, reduction)
         row: dict[str, Any] = {
             "slice": text, "bin": label, "lower": lower, "upper": upper, "criterion": criterion,
             "support": rs.cases, "clusters": int(rs.sizes.size), "passed": rs.cases_at_one,
@@ -135,6 +163,9 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     ------
     SliceSpecError
         When ``spec`` is malformed (one line naming the spec and what is allowed).
+    OloproofError
+        When the binned ``run.cases`` column holds a value that is no number (a frame set by hand): one line
+        naming the column and the value.
 
     Notes
     -----
@@ -163,11 +194,12 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
     """
     run = as_run(run, "slice_table: run")
     parsed = parse_slice_spec(spec)
+    text = parsed.text  # built once: SliceSpec.text joins every edge, and a row per bin asked it again (quadratic)
     cfg = resolve_release(run, release)
     mixed = mixed_pool(run)
     if mixed:  # v1's and v2's rows in one bin: a rate of no one agent, where op.gate of the same pool says so
         warn_at_caller(SliceWarning(
-            f"slice {parsed.text}: the pooled run's rows are of no one system or case file ({mixed}), so each bin's "
+            f"slice {text}: the pooled run's rows are of no one system or case file ({mixed}), so each bin's "
             "rate is of none: slice one version's runs (op.load_runs of its folders), or each run"))
     min_clusters = cfg.min_clusters  # 20 unless release.yaml says otherwise
     cases = run.cases
@@ -186,20 +218,20 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
                             "run.cases = …?), so its verdicts belong in no one bin; give each case run one row "
                             "(pool runs with op.load_runs, whose rows carry run_id)")
     where = index.get_indexer(pd.MultiIndex.from_arrays([verdicts[k] for k in keys]))
-    na_code = len(labels) - 1
-    row_bins = np.where(where >= 0, bin_of_case[np.clip(where, 0, None)], na_code).astype(np.int64)
+    # a row of no case run in run.cases (get_indexer's -1) takes the n/a code appended last; run.cases may be empty
+    row_bins = np.append(bin_of_case, len(labels) - 1)[where].astype(np.int64)
     sums = criterion_sums(verdicts, by=[row_bins]) if len(verdicts) else {}
     once = ~repeated_rows(run, verdicts, [c for c in run.criteria if cfg.reduce_of(c) != "mean"])  # as the gate
     rows: list[dict[str, Any]] = []
     for criterion in run.criteria:
         if cfg.reduce_of(criterion) != "mean":
-            reduced, unbinned = _reduced_bins(parsed.text, criterion, cfg, verdicts[once], row_bins[once], bins,
+            reduced, unbinned = _reduced_bins(text, criterion, cfg, verdicts[once], row_bins[once], bins,
                                               min_clusters)
             rows += reduced
             if unbinned:  # never silently: these may be the very cases that fail (a failing try takes another path)
                 reduction = parse_reduce(cfg.reduce_of(criterion))
                 warn_at_caller(SliceWarning(
-                    f"slice {parsed.text}: {unbinned} case(s) of {criterion} are in no {reduction.text} bin: their "
+                    f"slice {text}: {unbinned} case(s) of {criterion} are in no {reduction.text} bin: their "
                     "epochs fall in different bins, and a case is reduced over all its epochs; the gate counts them "
                     "(op.reduce_epochs(run, by_case=True) lists their values)"))
             continue
@@ -208,7 +240,7 @@ def slice_table(run: Run, spec: str | SliceSpec, release: ReleaseLike | None = N
             support = 0 if group is None else group.n
             n_clusters = 0 if group is None else int(group.rows.size)
             row: dict[str, Any] = {
-                "slice": parsed.text, "bin": label, "lower": lower, "upper": upper, "criterion": criterion,
+                "slice": text, "bin": label, "lower": lower, "upper": upper, "criterion": criterion,
                 "support": support, "clusters": n_clusters,
                 "passed": 0 if group is None else int(group.passes.sum()),
                 "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
