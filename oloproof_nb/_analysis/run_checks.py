@@ -20,7 +20,7 @@ from .._config.imports import CODE_KEY
 from .._config.shared_rules import ignored_paths, shared_list_rules
 from .._core.evaluator import Evaluator
 from .._core.labels import Label
-from ..errors import OloproofError
+from ..errors import OloproofError, terminal_text
 from ..evaluators.fault import replay_judges
 from ..evaluators.metamorphic import MetamorphicRelation
 from ..evaluators.state import pinned_paths
@@ -100,9 +100,9 @@ def check_one_code(runs: Sequence[Run]) -> None:
                 continue
             earlier = seen.setdefault(spec, (digest, run.run_id))
             if earlier[0] != digest:
-                raise OloproofError(f"runs {earlier[1]} and {run.run_id} judge {criterion} with different checks "
-                                    f"(the code of {spec} differs); pool runs of the same suite configuration "
-                                    "and code")
+                raise OloproofError(f"{terminal_text(str(run.directory))}: runs {earlier[1]} and {run.run_id} judge "
+                                    f"{criterion} with different checks (the code of {spec} differs); pool runs of "
+                                    "the same suite configuration and code")
 
 
 def _rule_of(run: Run) -> tuple[list[str], ...]:

@@ -38,52 +38,60 @@ def pool(cls: type[R], runs: Sequence[Run]) -> R:
         where = [Path(r.directory) for r in runs if r.run_id == twice[0]]
         # resolved, as the CLI tells compare's two runs apart: a link to the folder is that folder, not a copy
         copy = where[0].resolve() != where[1].resolve()
-        same = f"{where[1]} is a copy of {where[0]}" if copy else "the same folder"
-        raise OloproofError(f"run {twice[0]} is given twice ({same}); pool each run once")
+        same = f"a copy of {terminal_text(str(where[0]))}" if copy else "the same folder"
+        raise OloproofError(f"{terminal_text(str(where[1]))}: run {twice[0]} is given twice ({same}); "
+                            "pool each run once")
     for other in runs[1:]:
         if other.suite_name != first.suite_name:
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} are of different suites "
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} are of different suites "
                                 f"({first.suite_name!r}, {other.suite_name!r}); pool runs of one suite")
         if other.manifest.oloproof_nb != first.manifest.oloproof_nb:  # as a resume by another release is refused
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} were made by different oloproof_nb releases "
-                                f"({first.manifest.oloproof_nb}, {other.manifest.oloproof_nb}), which may judge, reset "
-                                "or replay a case otherwise: the pooled verdicts would mix two releases' rules; pool "
-                                "runs of one release, or run the suite again with this one")
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} were made by different "
+                                f"oloproof_nb releases ({first.manifest.oloproof_nb}, {other.manifest.oloproof_nb}), "
+                                "which may judge, reset or replay a case otherwise: the pooled verdicts would mix two "
+                                "releases' rules; pool runs of one release, or run the suite again with this one")
         if _criteria(other) != _criteria(first):
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} judge different criteria "
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} judge different criteria "
                                 f"({', '.join(first.criteria)} / {', '.join(other.criteria)}); "
                                 "pool runs of the same suite configuration")
         idle = [r.run_id for r in (first, other) if r.manifest.system_version == NOOP_VERSION]
         if len(idle) == 1:  # the no-op's passes would raise the agent's rate (INSUFFICIENT_EVIDENCE became PASS)
-            raise OloproofError(f"run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}), not the agent: "
-                                "pool runs of the agent, and give the baseline as baseline= to op.gate")
+            baseline = first if first.run_id == idle[0] else other
+            raise OloproofError(f"{_at(baseline)}: run {idle[0]} is the do-nothing baseline (system {NOOP_VERSION}), "
+                                "not the agent: pool runs of the agent, and give the baseline as baseline= to op.gate")
         if other.release != first.release:  # the pooled run is gated by one: which, was the order's choice
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different release.yaml "
-                                "files (the same runs gated BLOCK in one order and PASS in the other); pool runs "
-                                "of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} were made with different "
+                                "release.yaml files (the same runs gated BLOCK in one order and PASS in the other); "
+                                "pool runs of one release.yaml, or gate the pooled runs with op.gate(run, release=...) "
                                 "after pooling runs made with the same one")
         relabeled = label_difference(stored_pair_labels(first), stored_pair_labels(other),
                                      (f"in {first.run_id}", f"in {other.run_id}"))
         if relabeled:  # each run judged its pairs, and left out its invalid copies, by the labels it started with
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} were made with different validity labels "
-                                f"({relabeled}); pool runs made with the same label files, or run the suite "
-                                "again with the labels as they are now")
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} were made with different "
+                                f"validity labels ({relabeled}); pool runs made with the same label files, or run "
+                                "the suite again with the labels as they are now")
         moved = unscored_difference(first, other)
         if moved:  # the same labels checked otherwise: each run's verdicts leave out other copies
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} leave out other copies labeled invalid "
-                                f"({validity_check_difference(first, other)}: {moved}); pool runs of the same "
-                                "suite configuration")
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} leave out other copies "
+                                f"labeled invalid ({validity_check_difference(first, other)}: {moved}); pool runs of "
+                                "the same suite configuration")
         differ = changed_checks(first, other)
         if differ:  # one criterion, two measurements: the pooled rate would mix them (and compare sees one)
             name, how = next(iter(differ.items()))
-            raise OloproofError(f"runs {first.run_id} and {other.run_id} judge {name} with different checks "
-                                f"({how}); pool runs of the same suite configuration and code")
+            raise OloproofError(f"{_at(other)}: runs {first.run_id} and {other.run_id} judge {name} with "
+                                f"different checks ({how}); pool runs of the same suite configuration and code")
     check_one_code(runs)
     _check_clusters(runs)  # reads each run's cases (the gate of the pooled run reads them anyway)
     pooled = cls(first.directory, first.manifest)
     pooled._members = list(runs)
     pooled._labels = first._labels  # the same in every run
     return pooled
+
+
+def _at(run: Run) -> str:
+    """The folder ``run`` was read from, as an error about it starts (the run id alone named no folder of the
+    list given when the runs were written with ``out=``), on one line."""
+    return terminal_text(str(run.directory))
 
 
 def _criteria(run: Run) -> list[tuple[str, str]]:
@@ -102,8 +110,10 @@ def _check_clusters(runs: Sequence[Run]) -> None:
     if len(split):
         first = split[split["case_id"] == split["case_id"].iloc[0]]
         cid, (a, b), (ca, cb) = first["case_id"].iloc[0], first["run"].iloc[:2], first["cluster"].iloc[:2]
-        raise OloproofError(f"runs {a} and {b} put case {cid!r} in different clusters ({ca!r}, {cb!r}), so its "
-                            "rows would count as independent evidence; pool runs whose cases keep their clusters")
+        folder = _at(next(r for r in runs if r.run_id == b))
+        raise OloproofError(f"{folder}: runs {a} and {b} put case {cid!r} in different clusters ({ca!r}, {cb!r}), "
+                            "so its rows would count as independent evidence; pool runs whose cases keep their "
+                            "clusters")
 
 
 def directory_list(directories: Sequence[str | Path]) -> list[str | Path]:
