@@ -51,7 +51,7 @@ from .files import UnreadableFile, open_regular
 __all__ = ["CODE_KEY", "import_system", "load_validators", "load_check", "file_digest", "module_file",
            "code_digests", "code_layers", "suite_imports", "function_digest", "stale_function", "stale_import",
            "changed_file", "defined_elsewhere",
-           "foreign_copy", "class_source", "user_classes", "portable_name"]
+           "foreign_copy", "class_source", "user_classes", "portable_name", "methods_elsewhere"]
 
 #: Prefix of a ``Suite.digests`` (and ``Manifest.digests``) key that holds the digest of the code of a suite's
 #: python check or registered validator: ``"code:checks:task_done"``.
@@ -293,7 +293,84 @@ def user_classes(instance: Any) -> list[type]:
     return out
 
 
-def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequence[type] = ()) -> list[str]:
+def _function_source(fn: Any) -> Path | None:
+    """The file that defines the function ``fn``, or None when no file on disk does (typed into a notebook cell,
+    where ``inspect`` names a pseudo-file such as ``/tmp/ipykernel_…/….py``, or made by ``exec``)."""
+    try:
+        found = inspect.getsourcefile(fn)
+    except (TypeError, OSError):
+        return None
+    return Path(found) if found is not None and Path(found).is_file() else None
+
+
+def _functions_in(value: Any) -> list[Any]:
+    """The functions an attribute of a class holds: itself, a static or class method's, a property's accessors, a
+    cached property's, each with what it wraps (:func:`code_layers`)."""
+    if isinstance(value, (staticmethod, classmethod)):
+        held: list[Any] = [value.__func__]
+    elif isinstance(value, property):
+        held = [value.fget, value.fset, value.fdel]
+    elif isinstance(value, functools.cached_property):
+        held = [value.func]
+    else:
+        held = [value]
+    return [layer for fn in held if inspect.isfunction(fn) for layer in code_layers(fn) if inspect.isfunction(layer)]
+
+
+def _in_no_file(fn: Any) -> bool:
+    """Whether no file holds the function ``fn``: typed into a notebook cell or an interactive prompt (its module,
+    ``__main__`` there, has no file), or run by ``exec`` in a namespace of its own. A function of a module that has
+    a file holds one, even where ``inspect`` finds no source (a zip archive, a module shipped compiled)."""
+    module = sys.modules.get(str(fn.__globals__.get("__name__")))
+    if module is None:
+        return _function_source(fn) is None
+    return not isinstance(getattr(module, "__file__", None), str)
+
+
+def methods_elsewhere(classes: Sequence[type]) -> list[Any] | None:
+    """The code a system runs that the files of its classes do not hold: the functions in a class's namespace
+    defined in another module than the class (a method assigned from another file, ``RefundDesk.act = fixes.act``),
+    or None when one of them, or a function in the class's module's namespace, is defined in no file (typed into a
+    notebook cell and assigned there: ``RefundDesk.act = act``, ``refund_desk.parse_request = parse``).
+
+    A function of an installed package's or the standard library's is left out, as such a base class is (its code
+    changes with a version); one a library made for the class (a dataclass's ``__init__``) runs in the class's
+    module and is the class's own.
+
+    Examples
+    --------
+    >>> class Desk:
+    ...     def run(self, input): return "refunded"
+    >>> methods_elsewhere([Desk])
+    []
+    >>> cell = {"__name__": "__notebook_cell__"}
+    >>> exec("def run(self, input): return 'escalated'", cell)
+    >>> Desk.run = cell["run"]
+    >>> methods_elsewhere([Desk]) is None
+    True
+    """
+    libraries = _library_dirs()
+    out: list[Any] = []
+    for cls in classes:
+        for value in list(vars(cls).values()):
+            for fn in _functions_in(value):
+                if fn.__globals__.get("__name__") == cls.__module__ or any(fn is seen for seen in out):
+                    continue
+                if _in_no_file(fn):
+                    return None
+                source = _function_source(fn)
+                if source is not None and not any(source.resolve().is_relative_to(d) for d in libraries):
+                    out.append(fn)
+        module = sys.modules.get(cls.__module__)
+        for value in list(vars(module).values()) if module is not None else []:
+            if any(fn.__globals__.get("__name__") != cls.__module__ and _in_no_file(fn)
+                   for fn in _functions_in(value)):
+                return None
+    return out
+
+
+def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequence[type] = (),
+                 methods: Sequence[Any] = ()) -> list[str]:
     """SHA-256 digests of the files that define a system, sorted (content only: a moved suite keeps them).
 
     Parameters
@@ -307,6 +384,8 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
         The class, factory or instance: the file that defines it (its class, for an instance).
     classes : sequence of type
         More classes whose files count (the built system's own classes and bases, :func:`user_classes`).
+    methods : sequence of function
+        More functions whose files count (:func:`methods_elsewhere`: a method assigned from another file).
 
     Returns
     -------
@@ -329,9 +408,10 @@ def code_digests(root: Path | None, spec: str | None, target: Any, classes: Sequ
     layers = code_layers(target)
     files.update(source for source in map(_source_of, layers) if source is not None)
     files.update(path for path in map(class_source, classes) if path is not None)
+    files.update(path for path in map(_function_source, methods) if path is not None)
     out: set[str] = set()
     if root is not None:
-        imported = suite_imports(root, [*layers, *classes])
+        imported = suite_imports(root, [*layers, *classes, *methods])
         files -= set(imported)
         out.update(imported.values())
     for path in files:

@@ -173,6 +173,10 @@ class LiveCase:
     #: Why the system instance takes no more calls in this case: a call of the case timed out and may still be
     #: running on it, changing its sandbox (None: none did). Set by the case (``_run/case``).
     stuck: CaseTimeout | None = None
+    #: The checkpoints whose last control replay in this case ran live: the cache held no control that reproduces
+    #: this recording (none, or one made in another world: a file the system reads, a service it calls), so the
+    #: faulted replay from there runs live too, never the cached one of that other world.
+    live_controls: set[int] = field(default_factory=set)
 
     def abandon(self, timeout: CaseTimeout) -> None:
         """A call of this case timed out: later replays and observations of the case are not run on this
@@ -215,9 +219,13 @@ class LiveCase:
         sandbox routine, and recorded); :class:`CaseTimeout` once a call of the case timed out."""
         self._refuse_if_stuck()  # a replay on a stuck instance would share its sandbox with the abandoned call
         s = self.settings
-        return make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
-                           run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
-                           timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay)
+        replay = make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
+                             run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
+                             timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay,
+                             from_cache=change is None or checkpoint not in self.live_controls)
+        if change is None:
+            (self.live_controls.discard if replay.cached else self.live_controls.add)(checkpoint)
+        return replay
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,
                          observe_timeout_s: float | None = None,

@@ -64,14 +64,16 @@ def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: 
 def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                 record: Mapping[str, Any], reproduce: Reproduce | None,
                 run_id: str, system_version: str | None, code_fingerprint: str | None, timeout_s: float | None,
-                cache: ReplayCache | None, append: Callable[[ReplayRecord], None]) -> Replay:
+                cache: ReplayCache | None, append: Callable[[ReplayRecord], None], from_cache: bool = True) -> Replay:
     """One replay (cached or live), appended to ``replays.jsonl`` through ``append``.
 
     A live replay that exceeds the timeout is recorded and re-raised
     (:class:`~oloproof_nb._run.timeouts.CaseTimeout`): the system instance is
     stuck and the caller replaces it. A replay that raises is a
     :class:`Replay` with ``error`` set (``diverged`` for ``ReplayDiverged``).
-    The cache is used only with both a ``system_version`` and a ``code_fingerprint``.
+    The cache is used only with both a ``system_version`` and a ``code_fingerprint``. ``from_cache`` False: the
+    replay runs live whatever the cache holds, and is stored (a faulted replay after a control that did not come
+    from the cache: :class:`~oloproof_nb._run.context.LiveCase`).
     """
     change_json = None if change is None else change.model_dump(mode="json")
     usable = cache if (cache is not None and system_version and code_fingerprint) else None
@@ -83,8 +85,8 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
             recording = digest({"recording": recording, "epoch": case.epoch})
         key = replay_key(system_version or "", code_fingerprint or "", case.digest, checkpoint, change_json,
                          recording)
-    result, env = (Replay(), None) if usable is None else _from_cache(usable, key, case, run_id, system_version,
-                                                                        reproduce)
+    result, env = (Replay(), None) if usable is None or not from_cache else _from_cache(usable, key, case, run_id,
+                                                                                          system_version, reproduce)
     trace: str | None = None
 
     def write(replay: Replay, env: EnvironmentState | None) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .._config.imports import class_source, code_digests, code_layers, portable_name, user_classes
+from .._config.imports import class_source, code_digests, code_layers, methods_elsewhere, portable_name, user_classes
 from .._core.canonical import digest
 from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
@@ -41,7 +41,8 @@ T = TypeVar("T")
 
 CODE_SCHEMA = "oloproof_code/v1"
 #: Why a system records no code fingerprint (:func:`code_fingerprint` is None), for the messages that refuse it.
-NO_FINGERPRINT = "the system's class is defined in no file (typed into a notebook cell) and has no fingerprint()"
+NO_FINGERPRINT = ("the system's class is defined in no file (typed into a notebook cell), or a method assigned to it "
+                  "is, and has no fingerprint()")
 #: Why a run's manifest holds no ``settings_fingerprint`` where another run's, or its system now, has one: made
 #: before manifests recorded it, or by a system built without settings; nothing tells which.
 NO_SETTINGS_FINGERPRINT = ("records no settings fingerprint (made before runs recorded the settings a system is "
@@ -250,8 +251,10 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
         sha256(canonical_json({"schema", "files": sorted file digests, "fingerprint": str or None, "system":
         sorted qualified names of ``target`` and the instance's own classes})), or None when the system has no
         ``fingerprint()`` and no file was found, or one of its own classes (its class and bases outside
-        oloproof_nb) is defined in no file — typed into a notebook cell, a
-        class whose edits no file would show; such a system is never cached.
+        oloproof_nb), or a method assigned to one of them or a function to its module
+        (:func:`~oloproof_nb._config.imports.methods_elsewhere`), is defined in no file — typed into a notebook
+        cell, code whose edits no file would show; such a system is never cached. A method assigned from another
+        file counts by that file.
 
     Notes
     -----
@@ -269,15 +272,19 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
         if not isinstance(extra, str):
             raise OloproofError(f"system.fingerprint() returned {type(extra).__name__}; it must return a str")
     classes = user_classes(instance)
-    if extra is None and any(class_source(c) is None for c in classes):
-        return None  # a class defined in no file (a notebook cell): its code cannot be told apart from an edit
-    key = (id(target), *map(id, classes))
+    # a method assigned from another module runs in the class's place: a notebook cell's (RefundDesk.act = act) kept
+    # the class file's fingerprint, and the patched desk took the cached replays of the desk it replaced
+    elsewhere = methods_elsewhere(classes)
+    if extra is None and (elsewhere is None or any(class_source(c) is None for c in classes)):
+        return None  # a class or method defined in no file (a notebook cell): its code cannot be told from an edit
+    methods = elsewhere or []
+    key = (id(target), *map(id, classes), *map(id, methods))
     if known is not None and key in known:
         files = known[key][1]
     else:
-        files = code_digests(root, spec, target, classes)
+        files = code_digests(root, spec, target, classes, methods)
         if known is not None:
-            known[key] = ((target, *classes), files)
+            known[key] = ((target, *classes, *methods), files)
     if not files and extra is None:
         return None
     # which of the files' classes or factories is the system: two classes of one file are two systems (a

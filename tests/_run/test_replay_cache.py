@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import json
+import textwrap
 import threading
 from pathlib import Path
 
@@ -379,6 +381,74 @@ def test_another_class_of_the_same_file_never_gets_the_first_ones_replays(tmp_pa
     assert _fault_rows(checked) == [("pass", False)] * 38  # live: nothing of the other class's replays
     assert first.manifest.code_fingerprint != checked.manifest.code_fingerprint
     assert first.system_version == checked.system_version
+
+
+def test_a_method_assigned_to_the_system_class_never_gets_the_class_files_replays(tmp_path: Path) -> None:
+    """``RefundDesk.act = act`` from a file of fixes (tried in a notebook) escalates a failed refund: 38/38 pass.
+    The file's own ``act`` assigned back broke it again, and took the fixed desk's replays from the cache: the
+    class file is unchanged (38/38 pass, cached; 0/38 live). A method typed into a cell is never cached."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    text = (folder / "refund_desk.py").read_text(encoding="utf-8")
+    act = text[text.index("    def act(self, input"):].replace(BROKEN, FIXED)  # RefundDesk.act, escalating
+    suite = op.load_suite(folder)
+    desk = suite.resolve_system()
+    names = vars(importlib.import_module(desk.__module__))
+    fixes = tmp_path / "fixes.py"  # outside the suite folder
+    fixes.write_text("from typing import Any\n\n" + textwrap.dedent(act), encoding="utf-8")
+    namespace = dict(names, __name__="fixes_of_the_desk")
+    exec(compile(fixes.read_text(encoding="utf-8"), str(fixes), "exec"), namespace)  # noqa: S102 - imported
+    original = desk.act
+    try:
+        desk.act = namespace["act"]
+        fixed = op.run(suite, out=tmp_path / "fixed", progress=False)
+        assert _fault_rows(fixed) == [("pass", False)] * 38
+        desk.act = original
+        again = op.run(suite, out=tmp_path / "again", progress=False)
+        assert _fault_rows(again) == [("fail", False)] * 38  # was [("pass", True)] * 38
+        assert op.gate(again).table.set_index("criterion").loc[CRITERION, "verdict"] == "FAIL"
+        cell = dict(names, __name__="__notebook_cell_without_a_file__")
+        exec(compile(textwrap.dedent(act), "<ipython-input-7-2b0c>", "exec"), cell)  # noqa: S102 - a cell
+        desk.act = cell["act"]
+        for name in ("cell1", "cell2"):
+            in_cell = op.run(suite, out=tmp_path / name, progress=False)
+            assert _fault_rows(in_cell) == [("pass", False)] * 38 and in_cell.manifest.code_fingerprint is None
+    finally:
+        desk.act = original
+
+
+READS_POLICY = '''        result = rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
+        policy = json.loads((Path(__file__).parent / "policy.json").read_text(encoding="utf-8"))
+        if not result.get("ok") and policy["escalate"]:
+            rec.tool("escalate_to_human", self.sandbox.escalate_to_human, order_id=order_id, reason="failed")
+            rec.say("The refund failed; a colleague will take it from here.")
+            return "escalated"
+        rec.say(policy["done"].format(order_id=order_id))
+        return "refunded"
+'''
+
+
+def test_a_faulted_replay_after_a_control_that_did_not_come_from_the_cache_runs_live(tmp_path: Path) -> None:
+    """A desk reads ``policy.json`` at each case (no code: README section 3's limit), edited from escalating a
+    failed refund to claiming it, and its success message reworded. The cached controls no longer reproduce the
+    recordings (the message differs), so they ran live, yet each faulted replay was taken from the cache of the
+    escalating desk: 38/38 pass where ``cache=False`` fails 38/38, on rows that said ``cached`` False."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    text = source.read_text(encoding="utf-8").replace(BROKEN, READS_POLICY)
+    source.write_text(text.replace("import re\n", "import json\nimport re\nfrom pathlib import Path\n", 1),
+                      encoding="utf-8")
+    policy = folder / "policy.json"
+    policy.write_text(json.dumps({"escalate": True, "done": "Order {order_id} has been refunded."}), encoding="utf-8")
+    first = op.run(folder, out=tmp_path / "first", progress=False)
+    assert _fault_rows(first) == [("pass", False)] * 38
+    policy.write_text(json.dumps({"escalate": False, "done": "Refunded {order_id}."}), encoding="utf-8")
+    edited = op.run(folder, out=tmp_path / "edited", progress=False)
+    assert _fault_rows(edited) == [("fail", False)] * 38  # was [("pass", False)] * 38
+    faulted = [line for line in map(json.loads, (tmp_path / "edited" / "replays.jsonl").read_text(
+        encoding="utf-8").splitlines()) if line["kind"] == "fault"]
+    assert len(faulted) == 38 and not any(line["cached"] for line in faulted)
+    assert _fault_rows(op.run(folder, out=tmp_path / "again", progress=False)) == [("fail", True)] * 38
+    assert _fault_rows(op.run(folder, out=tmp_path / "live", cache=False, progress=False)) == [("fail", False)] * 38
 
 
 def test_a_system_given_with_other_arguments_never_gets_the_first_ones_replays(tmp_path: Path) -> None:

@@ -7,8 +7,11 @@ defined in no file), checked on code exec'd as a notebook cell runs it; never a 
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from oloproof_nb._run.systems import code_fingerprint, replay_fingerprint
@@ -87,3 +90,93 @@ def test_the_digests_a_run_took_of_one_class_are_not_taken_for_another() -> None
     other = _fingerprint_known(OtherDesk(), OtherDesk, known)
     assert other == _fingerprint(OtherDesk(), OtherDesk) != first
     assert _fingerprint_known(Desk(), Desk, known) == first == _fingerprint(Desk(), Desk) and len(known) == 2
+
+
+def _module_in(folder: Path, name: str, text: str) -> types.ModuleType:
+    """A module imported from a file ``folder/<name>.py`` holding ``text`` (registered, as an import leaves it)."""
+    path = folder / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+DESK_FILE = """
+import dataclasses
+
+
+def parse(message):
+    return {"refund": "refund" in message}
+
+
+@dataclasses.dataclass
+class Desk:
+    careful: bool = True
+
+    def act(self, input):
+        return "refunded" if parse(input["message"])["refund"] else "refused"
+
+    def run(self, input):
+        return self.act(input)
+"""
+
+
+def test_a_method_or_function_typed_into_a_cell_and_assigned_leaves_the_system_unfingerprinted(
+        tmp_path: Path) -> None:
+    """``Desk.act = act`` with ``act`` typed into a cell runs the cell's code in the desk's place: the desk's file
+    shows no edit of the cell, so its fingerprint was the unpatched desk's, and the patched desk took that desk's
+    cached replays (and a resume went on with it). Such a system now has none, as a class typed into a cell; so
+    has one whose module's function is replaced by a cell's (``desk_module.parse = parse``)."""
+    name = f"desk_{tmp_path.name}"
+    module = _module_in(tmp_path, name, DESK_FILE)
+    try:
+        desk = module.Desk
+        plain = _fingerprint(desk(), desk)
+        assert plain is not None and plain == _fingerprint(desk(), desk)  # a dataclass's own methods are its file's
+        for attribute, cell_code, owner in (
+                ("act", "def act(self, input):\n    return 'escalated'\n", desk),
+                ("parse", "def parse(message):\n    return {'refund': False}\n", module)):
+            cell: dict[str, Any] = {"__name__": "__notebook_cell_without_a_file__"}
+            exec(compile(cell_code, "<ipython-input-3-5e1c>", "exec"), cell)  # noqa: S102 - a notebook cell
+            kept = getattr(owner, attribute)
+            setattr(owner, attribute, cell[attribute])
+            try:
+                assert desk().run({"message": "refund please"}) != "refunded"  # the cell's code runs
+                assert _fingerprint(desk(), desk) is None
+            finally:
+                setattr(owner, attribute, kept)
+        assert _fingerprint(desk(), desk) == plain
+    finally:
+        del sys.modules[name]
+
+
+def test_a_method_assigned_from_another_file_counts_by_that_file(tmp_path: Path) -> None:
+    """``Desk.act = fixes.act`` (a file outside the suite folder, imported in a notebook), or a static method of
+    it: the fingerprint is not the unpatched desk's, and changes when ``fixes.py`` is edited."""
+    name = f"desk_{tmp_path.name}"
+    module = _module_in(tmp_path, name, DESK_FILE)
+    fixes_name = f"fixes_{tmp_path.name}"
+    try:
+        desk = module.Desk
+        plain = _fingerprint(desk(), desk)
+        original = desk.act
+        prints = []
+        for answer in ("escalated", "refunded"):
+            (tmp_path / "other").mkdir(exist_ok=True)
+            fixes = _module_in(tmp_path / "other", fixes_name,
+                               f"def act(self, input):\n    return {answer!r}\n\n\n"
+                               f"def check(input):\n    return {answer!r}\n")
+            desk.act = fixes.act
+            prints.append(_fingerprint(desk(), desk))
+            desk.act = staticmethod(fixes.check)
+            prints.append(_fingerprint(desk(), desk))
+        # one file holds both functions: the file's edit, not which of its functions, changes the fingerprint
+        assert None not in prints and plain not in prints and prints[0] == prints[1] != prints[2] == prints[3]
+        desk.act = original
+        assert _fingerprint(desk(), desk) == plain
+    finally:
+        sys.modules.pop(fixes_name, None)
+        del sys.modules[name]
