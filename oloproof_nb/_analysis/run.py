@@ -34,6 +34,7 @@ from typing import Any, TypeVar, overload
 import pandas as pd
 
 from .._config.files import file_above, folder_problem
+from .._config.labels import same_name
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
 from .._config.suite_config import SuiteConfig, parse_suite_config
@@ -60,6 +61,25 @@ _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 
 #: The most case ids :meth:`Run.record` searches for the one a missing id was likely meant to be.
 _NEAR_IDS = 10_000
+
+
+def _near_id(case_id: str, ids: list[str]) -> str:
+    """The clause naming the id of ``ids`` that ``case_id``, which is none of them, was likely meant to be, or ``""``.
+
+    A slip of the finger (``ord-21`` for ``ord-021``) names the nearest id (:mod:`difflib`). An id that reads as one
+    of them (:func:`~oloproof_nb._config.labels.same_name`: ``"cafe\u0301"`` for ``"café"``, ``"ORD-021"``, a
+    full-width or zero-width character) says so: quoted alike, ``no case 'café' …; did you mean 'café'?`` named the
+    id the user had typed, and one in other case or width was named nothing. Over more ids than
+    :data:`_NEAR_IDS` the search would take seconds (3.7 s over 100,000), and the line names none."""
+    if len(ids) > _NEAR_IDS:
+        return ""
+    look = same_name(case_id)
+    twin = next((cid for cid in ids if same_name(cid) == look), None)
+    if twin is not None:
+        return (f"; did you mean {twin!r}? It differs from it only in case, width, blank space, invisible characters "
+                "or how an accent is encoded: copy the id as run.cases shows it")
+    near = difflib.get_close_matches(case_id, ids, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]!r}?" if near else ""
 
 
 class _FrameAttribute:
@@ -425,12 +445,8 @@ class Run(ColumnarCopy):
             if epoch != 1 and member._journal.record(case_id) is not None:
                 raise OloproofError(f"case {case_id!r} has no epoch {epoch} in run {member.run_id} "
                                     f"(epochs: {member.epochs})")
-            # a slip of the finger (``ord-21`` for ``ord-021``) names the id it was likely meant for; over more
-            # ids than _NEAR_IDS the search would take seconds (3.7 s over 100,000), and the line names none
-            ids = {cid for cid, _ in member._journal.case_index()}
-            near = difflib.get_close_matches(case_id, sorted(ids), n=1, cutoff=0.6) if len(ids) <= _NEAR_IDS else []
-            raise OloproofError(f"no case {case_id!r} in run {member.run_id}"
-                                + (f"; did you mean {near[0]!r}?" if near else ""))
+            ids = sorted({cid for cid, _ in member._journal.case_index()})
+            raise OloproofError(f"no case {case_id!r} in run {member.run_id}{_near_id(case_id, ids)}")
         return rec
 
     def case_replay_records(self, case_id: str, epoch: int = 1) -> list[ReplayRecord]:

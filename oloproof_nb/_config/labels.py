@@ -37,9 +37,9 @@ def load_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         The digest of a derived case now (its id in, ``Case.digest`` out), asked only of judgements that give a
         ``digest``; None checks no digest.
     case_of : callable, optional
-        The id of the suite's case (a source case, or another copy of the transform) whose digest a judgement
-        gives instead of its copy's (a digest in, an id or None out), asked only of such a judgement: its refusal
-        then names the row it was copied from, not a change nobody made.
+        The id of the suite's case (a source case, another copy of the transform or a copy of another one) whose
+        digest a judgement gives instead of its copy's (a digest in, an id or None out), asked only of such a
+        judgement: its refusal then names the row it was copied from, not a change nobody made.
 
     Returns
     -------

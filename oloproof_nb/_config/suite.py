@@ -3,6 +3,7 @@ system and the suite's own checks and validators (the oloproof.yaml model is ``s
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -573,6 +574,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         digests[RELEASE_FILE] = file_digest(release_file)
         _check_release_criteria(release_cfg, config, release_file)
     labels: dict[str, list[dict[str, Any]]] = {}
+    copies = {t.name: _CopyDigests(t, cases_file, kept) for t in config.metamorphic.transforms}
     for i, transform in enumerate(config.metamorphic.transforms):
         labels_file = root / transform.validity_labels
         _refuse_a_broken_link(labels_file)
@@ -583,9 +585,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                               "or create it empty to run the suite first and read the copies (run.panel(case_id)): "
                               "an empty file leaves every pair unlabeled")
         # read once: the digest is of the bytes the judgements were read from
-        copies = _CopyDigests(transform, cases_file, kept)
         labels[transform.name], digests[transform.validity_labels] = read_labels(
-            labels_file, derived_ids[transform.name], transform.name, copies, copies.case_of)
+            labels_file, derived_ids[transform.name], transform.name, copies[transform.name],
+            functools.partial(_row_of, copies, transform.name))
     vacuous = scan.findings()
     for criterion, message in [*thin_validity(config, n_sources, suite_file).items(),
                                *blank_rewrites(config, suite_file).items()]:
@@ -674,23 +676,38 @@ class _CopyDigests:
     def _source_cases(self) -> Iterable[Case]:
         return self._kept if self._kept is not None else (c for _, c in iter_cases(self._cases_file))
 
-    def __call__(self, copy_id: str) -> str:
+    def _copies(self) -> dict[str, str]:
         if self._digests is None:
             t = self._transform
             self._digests = {f"{c.id}~{t.name}": derive_case(c, t.name, t.field, t.template,
                                                              state_path=t.state_path).digest
                              for c in self._source_cases()}
-        return self._digests[copy_id]
+        return self._digests
+
+    def __call__(self, copy_id: str) -> str:
+        return self._copies()[copy_id]
 
     def case_of(self, digest: str) -> str | None:
         """The id of the source case or copy of the transform whose digest is ``digest`` now, or None: asked only of
         a judgement whose digest is not its own copy's (a row of run.cases above or below it copied)."""
         if self._sources is None:
             self._sources = {c.digest: c.id for c in self._source_cases()}
-        if digest in self._sources:
-            return self._sources[digest]
-        copies = self._digests or {}
-        return next((copy_id for copy_id, its in copies.items() if its == digest), None)
+        return self._sources.get(digest) or self.copy_of(digest)
+
+    def copy_of(self, digest: str) -> str | None:
+        """The id of the copy of the transform whose digest is ``digest`` now, or None."""
+        return next((copy_id for copy_id, its in self._copies().items() if its == digest), None)
+
+
+def _row_of(copies: Mapping[str, _CopyDigests], transform: str, digest: str) -> str | None:
+    """The id of the row of run.cases whose digest is ``digest`` now: a source case or a copy of ``transform``
+    (:meth:`_CopyDigests.case_of`), else a copy of another transform, or None. run.cases lists each source case
+    beside its copies of every transform: the digest of the row of another transform's copy, given in this
+    transform's label file, was refused as a copy changed since it was judged (the template or the source case
+    edited), which nobody had done."""
+    return copies[transform].case_of(digest) or next(
+        (owner for name, its in copies.items() if name != transform and (owner := its.copy_of(digest)) is not None),
+        None)
 
 
 def _stat_of(path: Path) -> tuple[int, int, int, int, int]:

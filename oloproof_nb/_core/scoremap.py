@@ -46,7 +46,7 @@ from ..errors import quote
 from .records import VERDICT_WORDS, Verdict
 
 __all__ = ["DEFAULT_SCORE_MAP", "ScoreMap", "score_verdict", "check_score_map", "on_default_scale", "at_threshold",
-           "reason_kind"]
+           "reason_kind", "A_SCORE"]
 
 #: A user's mapping of score values to verdicts, or a function of the value.
 ScoreMap = Mapping[Any, Any] | Callable[[Any], Any]
@@ -103,13 +103,20 @@ def _lookup(score_map: Mapping[Any, Any], value: Any) -> Verdict | None:
 _OFF_SCALE = " is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)"
 _NOT_FINITE = " is not a finite number, so no score"
 _NO_VERDICT = " has no verdict; map it with score_map="
+#: What a python check's number is told without a ``pass_threshold``, after ``check returned <value>; ``.
+A_SCORE = ("a number is no verdict: give the check pass_threshold: (the lowest score that passes, 1 for full "
+           "credit only), or return True, False, None or a (verdict, reason) pair")
+#: The reasons that name the score they are given for: their start, and the ends after the score.
+_NAMING = (("score ", (_OFF_SCALE, _NOT_FINITE, _NO_VERDICT)), ("check returned ", (f"; {A_SCORE}",)))
 
 
 def reason_kind(reason: str) -> str:
-    """The kind of a ``missing`` verdict's reason: one :func:`score_verdict` gives, with the score it names left out
-    (``score … is not in [0, 1]; …``), else the reason as it is.
+    """The kind of a ``missing`` verdict's reason: one :func:`score_verdict` gives, or a python check's number
+    without a ``pass_threshold`` (``check returned 0.5; a number is no verdict: …``), with the score it names left
+    out (``score … is not in [0, 1]; …``), else the reason as it is.
 
-    A 1–10 rating read without a ``pass_threshold`` gives one reason per rating (``score 3 …``, ``score 7 …``): told
+    A 1–10 rating read without a ``pass_threshold`` gives one reason per rating (``score 3 …``, ``score 7 …``), as
+    a check's partial-credit reward does per reward (``check returned 0.25; …``, ``check returned 0.5; …``): told
     apart by their values, one cause read as up to ten, each with its own count (``17 of its 72 verdicts are
     missing``), and pushed the other criteria's reasons out of the terminal's lines.
 
@@ -117,12 +124,15 @@ def reason_kind(reason: str) -> str:
     --------
     >>> reason_kind("score 7 is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)")
     'score … is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)'
+    >>> reason_kind("check returned 0.5; " + A_SCORE) == "check returned …; " + A_SCORE
+    True
     >>> reason_kind("the scorer gave no score")
     'the scorer gave no score'
     """
-    for tail in (_OFF_SCALE, _NOT_FINITE, _NO_VERDICT):
-        if reason.startswith("score ") and reason.endswith(tail) and len(reason) > len("score ") + len(tail):
-            return f"score …{tail}"
+    for start, tails in _NAMING:
+        for tail in tails:
+            if reason.startswith(start) and reason.endswith(tail) and len(reason) > len(start) + len(tail):
+                return f"{start}…{tail}"
     return reason
 
 

@@ -22,7 +22,7 @@ from .._config.validators import check_import_spec
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.jsonsafe import copy_json
 from .._core.records import VerdictRow
-from .._core.scoremap import at_threshold
+from .._core.scoremap import A_SCORE, at_threshold
 from ..errors import quote, storable
 
 __all__ = ["PythonCheck", "interpret_check"]
@@ -30,9 +30,6 @@ __all__ = ["PythonCheck", "interpret_check"]
 #: Reason prefix of a ``missing`` verdict whose check raised (the traceback is kept in the verdict record).
 CHECK_RAISED = "check_raised"
 _ALLOWED = "return True, False, None or a (verdict, reason) pair"
-#: What to do with a number (a benchmark's reward, partial credit): it is no verdict until a threshold says so.
-_A_SCORE = ("a number is no verdict: give the check pass_threshold: (the lowest score that passes, 1 for full "
-            "credit only), or return True, False, None or a (verdict, reason) pair")
 
 
 class CheckVerdictRow(VerdictRow, total=False):
@@ -117,7 +114,7 @@ def interpret_check(value: Any, pass_threshold: float | None = None
         if pass_threshold is not None:
             return _score_verdict(value, shown, reason, pass_threshold)
         # the pair as returned, its reason with it: "check returned 0.5" hid the reason and that it was a pair
-        return "missing", f"check returned {quote(returned, 80) if returned is not value else shown}; {_A_SCORE}"
+        return "missing", f"check returned {quote(returned, 80) if returned is not value else shown}; {A_SCORE}"
     if isinstance(value, tuple) and len(value) == 2:  # a pair whose reason is not text
         return "missing", (f"check returned {shown}: the second item of a (verdict, reason) pair is its reason, "
                            f"text, not {type(value[1]).__name__} (two conditions? return both and-ed); {_ALLOWED}")

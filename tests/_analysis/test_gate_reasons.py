@@ -78,6 +78,21 @@ def test_all_missing_counts_a_ratings_reasons_as_one_whatever_the_score() -> Non
                                                           'other reason, each in run.verdicts)')
 
 
+def test_all_missing_counts_a_checks_rewards_as_one_whatever_the_reward() -> None:
+    """A python check's partial-credit rewards without a pass_threshold: each reward's rows have a reason naming
+    it. By hand, 2 rows of 0.5, 1 of 0.25 and 1 of 1.0 beside 3 rows that raised: the reward's reason is the
+    commonest, 4 of 7 rows, quoted without a reward; told apart by their rewards, "raised" was quoted as the
+    commonest (3 of 7 rows; 3 other reasons)."""
+    from oloproof_nb._analysis.gate_reasons import missing_why
+    from oloproof_nb._core.scoremap import A_SCORE
+    from oloproof_nb.evaluators.python import interpret_check
+
+    reasons = [interpret_check(value)[1] for value in (0.5, 0.25, 0.5, 1.0)] + ["raised"] * 3
+    verdicts = pd.DataFrame({"criterion": "c", "verdict": "missing", "reason": reasons})
+    assert missing_why(verdicts, "c") == (f'every row is missing: "check returned …; {A_SCORE}" (4 of 7 rows; 1 other '
+                                          'reason, each in run.verdicts)')
+
+
 def test_the_all_pass_note_shows_every_digit_of_the_threshold_and_n_min_rounded_down() -> None:
     """The note wrote the threshold with :g (0.9999995 as "1 needs at least …") and n_min with .4g: 1,000
     singletons and 300 pairs have n_min = 1600²/2200 = 1163.64 by hand, shown as 1164 beside "needs n_min of at

@@ -39,3 +39,16 @@ def test_an_id_near_none_or_a_run_of_more_ids_than_searched_names_none(make_suit
     with pytest.raises(op.OloproofError) as raised:
         run.panel("ord-21")
     assert str(raised.value) == f"no case 'ord-21' in run {run.run_id}"
+
+
+def test_an_id_that_reads_as_one_of_the_runs_says_how_it_differs(make_suite: Callable[..., Path]) -> None:
+    """An id typed in other case or width, or pasted with a zero-width space: quoted as Python quotes it, the line
+    read ``no case 'ord-021\u200b' …; did you mean 'ord-021'?`` without saying why two ids that look the same differ
+    (an accent encoded otherwise looked the same in both quotes), and ``ORD-021`` was named nothing."""
+    run = _run(make_suite)
+    how = ("? It differs from it only in case, width, blank space, invisible characters or how an accent is "
+           "encoded: copy the id as run.cases shows it")
+    for typed in ("ORD-021", "ord-021\u200b", "\uff4f\uff52\uff44-021"):
+        with pytest.raises(op.OloproofError) as raised:
+            run.panel(typed)
+        assert str(raised.value) == f"no case {typed!r} in run {run.run_id}; did you mean 'ord-021'{how}"

@@ -433,6 +433,24 @@ def test_a_digest_copied_from_another_row_of_run_cases_is_named_so(
         op.load_suite(root)
 
 
+def test_a_digest_copied_from_another_transforms_copy_is_named_so(make_suite: Callable[..., Path]) -> None:
+    """run.cases lists each source case beside its copies of every transform: the digest of the row of 'c1~u',
+    given for 'c1~t' in t's label file, was refused as a copy changed since it was judged (the template or the
+    source case edited), though nothing had changed. The refusal names the row the digest is of."""
+    root = mm_suite(make_suite, [case("c1"), case("c2")],
+                    [transform("t", "", minimum_validity=1.0), transform("u", " (u)", minimum_validity=1.0)],
+                    [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"},
+                     {"type": "metamorphic_relation", "relation": "same_state", "transform": "u"}])
+    cases = op.run(op.load_suite(root), progress=False).cases
+    digest = dict(zip(cases["case_id"], cases["digest"], strict=True))
+    write_labels(root, "t", [{"case_id": "c1~t", "valid": True, "digest": digest["c1~u"]}])
+    with pytest.raises(LabelFileError) as info:
+        op.load_suite(root)
+    assert str(info.value).endswith(
+        f"line 1: 'c1~t' is given the digest {digest['c1~u'][:12]}… of 'c1~u', not its own ({digest['c1~t'][:12]}…): "
+        "give each judgement the digest of the row of its copy in run.cases, the row whose case_id is 'c1~t'")
+
+
 def test_a_digest_is_compared_whole(tmp_path: Path) -> None:
     """The refusal shows the first 12 digits of each digest; the comparison is of all 64 (two copies' digests that
     share their first 12 digits are two copies)."""

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from oloproof_nb._display.terminal import missing_verdict_lines
+from oloproof_nb.evaluators.python import interpret_check
 
 PYTHON = '  in Python: run.verdicts[run.verdicts.verdict == "missing"] has each reason'
 
@@ -66,3 +67,19 @@ def test_a_ratings_reasons_are_one_kind_whatever_the_score() -> None:
         "  e.g. r0: score 'maybe' has no verdict; map it with score_map=",
         "letter: 1 of its 2 verdicts are missing: the scorer gave no score", "  e.g. r2: the scorer gave no score",
         PYTHON]
+
+
+def test_a_python_checks_rewards_without_a_threshold_are_one_kind_whatever_the_reward() -> None:
+    """A check returning partial-credit rewards (0.25, 0.5, 0.75) without a pass_threshold is missing with one
+    reason per reward. By hand: reward has 6 such rows (0.25, 0.5, 0.75, 0.25, 0.5, 0.5), ask 2 rows whose check
+    returned None. One kind of 6 for reward, then ask's: told apart by the reward, reward's rows were three kinds
+    (3, 2 and 1 of its 6) and ask's reason was left out as "1 other reasons"."""
+    said = {value: interpret_check(value)[1] for value in (0.25, 0.5, 0.75)}
+    verdicts = [(f"r{i}", 1, "reward", "missing", said[value])
+                for i, value in enumerate([0.25, 0.5, 0.75, 0.25, 0.5, 0.5])]
+    verdicts += [("r0", 1, "ask", "missing", "check returned None"), ("r1", 1, "ask", "missing", "check returned None"),
+                 ("r2", 1, "ask", "pass", "")]
+    lines = missing_verdict_lines(_run(verdicts), width=300)
+    assert lines == [
+        "reward: 6 of its 6 verdicts are missing: check returned …; a number is no verdict", f"  e.g. r0: {said[0.25]}",
+        "ask: 2 of its 3 verdicts are missing: check returned None", "  e.g. r0: check returned None", PYTHON]
