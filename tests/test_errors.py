@@ -14,6 +14,7 @@ from oloproof_nb.errors import (
     ConfigError,
     OloproofError,
     format_loc,
+    lone_cr_hint,
     quote,
     validation_problem,
 )
@@ -248,3 +249,10 @@ def test_a_refused_parse_is_worded_the_same_on_every_python() -> None:
     assert parse_problem(decode.value) == "Expecting value"
     assert parse_problem(RecursionError("maximum recursion depth exceeded")) == "nested too deeply"
     assert parse_problem(ValueError("something else: details")) == "something else"
+
+
+@pytest.mark.parametrize("line", ['{"a": 1}\r \n', ' \r{"a": }\n', '\t\r{"a": }\n'])
+def test_a_cr_among_the_blanks_at_either_end_of_a_line_ends_no_line(line: str) -> None:
+    """A CR with spaces or tabs beside it at an end of the line is JSON whitespace there, as a leading one is: the
+    line's own JSON error is all there is to say."""
+    assert lone_cr_hint(line) == ""

@@ -52,3 +52,22 @@ def test_an_id_that_reads_as_one_of_the_runs_says_how_it_differs(make_suite: Cal
         with pytest.raises(op.OloproofError) as raised:
             run.panel(typed)
         assert str(raised.value) == f"no case {typed!r} in run {run.run_id}; did you mean 'ord-021'{how}"
+
+
+def test_a_run_of_as_many_ids_as_are_searched_still_names_the_nearest(make_suite: Callable[..., Path],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to ``_NEAR_IDS`` ids are searched: a run of exactly that many (3 here) is searched."""
+    run = _run(make_suite)
+    monkeypatch.setattr(run_module, "_NEAR_IDS", 3)
+    with pytest.raises(op.OloproofError) as raised:
+        run.panel("ord-21")
+    assert str(raised.value) == f"no case 'ord-21' in run {run.run_id}; did you mean 'ord-021'?"
+
+
+def test_a_slip_of_two_keys_still_names_the_id(make_suite: Callable[..., Path]) -> None:
+    """``ord21`` for ``ord-021``: its 5 characters are all in the id in order, a similarity of 2 * 5 / (5 + 7) =
+    0.83, above difflib's cutoff of 0.6; ``ord-022`` and ``ord-001`` share 4 (``ord``, one digit): 8 / 12 = 0.67."""
+    run = _run(make_suite)
+    with pytest.raises(op.OloproofError) as raised:
+        run.panel("ord21")
+    assert str(raised.value) == f"no case 'ord21' in run {run.run_id}; did you mean 'ord-021'?"

@@ -111,3 +111,16 @@ def _changed_clause(run: op.Run) -> str:
     """The clause a note gets for a label file changed since ``run``, or "" when its note has none."""
     (note,) = unchecked_notes(run, run.criteria)
     return note[note.index("; that file"):] if "; that file" in note else ""
+
+
+def test_only_the_note_of_the_transform_whose_file_changed_says_so(make_suite: Callable[..., Path]) -> None:
+    """Two transforms not checked, and one label file filled since the run: the other transform's file is as the
+    run read it, so its note says nothing of a change."""
+    run = _run(make_suite, ["t", "u"])
+    folder = run.suite_root
+    assert folder is not None
+    (folder / "labels" / "t.jsonl").write_text("".join(
+        json.dumps({"case_id": f"c{i}~t", "valid": True}) + "\n" for i in range(4)), encoding="utf-8")
+    notes = unchecked_notes(run, run.criteria)
+    assert [note.split(":")[0] for note in notes] == ["transform t is not checked", "transform u is not checked"]
+    assert ["; that file has changed since run" in note for note in notes] == [True, False]

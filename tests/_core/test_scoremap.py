@@ -119,3 +119,12 @@ def test_the_reasons_of_scores_without_a_verdict_are_one_kind_each_whatever_the_
     assert all(kind.startswith("score … ") for kind in set.union(*kinds))
     assert reason_kind("the scorer gave no score") == "the scorer gave no score"
     assert reason_kind("score 'I'") == "score 'I'"
+
+
+@pytest.mark.parametrize("reason", ["scored is not a finite number, so no score",
+                                    "score  is not a finite number, so no score",
+                                    "scorecard has no verdict; map it with score_map="])
+def test_a_reason_that_names_no_score_is_its_own_kind(reason: str) -> None:
+    """Only ``score <value>`` and the text after it make a score's kind: a reason with no value between them, or a
+    word that merely begins with ``score``, is kept as it is."""
+    assert reason_kind(reason) == reason

@@ -141,7 +141,7 @@ def test_report_without_transforms_replays_or_slices(make_suite: Any, tmp_path: 
     assert "(unclustered run, 4 independent cases, 95% intervals)" in text  # 4 cases, one each
 
 
-@pytest.mark.parametrize("name", ["triage #", "triage ##  ", "pass # 2 #", "#"])
+@pytest.mark.parametrize("name", ["triage #", "triage ##  ", "pass # 2 #", "#", "triage\t#"])
 def test_a_suite_name_ending_in_hashes_keeps_them_in_the_markdown_title(make_suite: Any, tmp_path: Path, name: str,
                                                                          plots_not_encoded: None) -> None:
     """A Markdown heading's line that ends in ``#`` after a space ends in its closing sequence, which CommonMark

@@ -497,6 +497,29 @@ def test_descriptors_closed_under_the_store_stop_the_run_on_its_one_error_and_ke
     assert seen is not None and list(seen.started) == [("b", 1)]
 
 
+
+def test_descriptors_closed_under_the_store_before_a_case_run_is_noted_keep_the_one_in_flight(
+        tmp_path: Path) -> None:
+    """The descriptors closed before the next case run is noted: that note is the write that finds them closed
+    (``started.jsonl``), and the case run noted before it stays in flight for the resume, as after a journal's."""
+    from oloproof_nb._run.in_flight import read_in_flight
+    from oloproof_nb.errors import StoreWriteError
+
+    folder = tmp_path / "run"
+    store = RunStore.create(folder, MANIFEST)
+    store.note_case("a", 1)
+    for name in os.listdir("/proc/self/fd"):  # every descriptor on the run folder's files, as os.closerange does
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").startswith(str(folder)):
+                os.close(int(name))
+        except OSError:  # the descriptor that listed the folder, closed since
+            pass
+    with pytest.raises(StoreWriteError, match="something in this process closed a descriptor"):
+        store.note_case("b", 1)
+    store.close()
+    seen = read_in_flight(folder)
+    assert seen is not None and list(seen.started) == [("a", 1)]
+
 def test_a_system_that_closes_the_runs_descriptors_gets_its_case_recorded_error_not_run_again(
         tmp_path: Path) -> None:
     """``os.closerange(3, ...)`` in a case of a thread run: the run stopped (exit 2) naming no case, and each

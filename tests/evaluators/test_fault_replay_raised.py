@@ -81,3 +81,18 @@ def test_a_replay_the_runner_refused_names_no_exception_of_the_systems(tmp_path:
                        "before each case with a copy of initial_state ({} for a case without one)"]
     journal = [json.loads(line) for line in (tmp_path / "run" / "replays.jsonl").read_text().splitlines()]
     assert journal and all("traceback" not in line for line in journal)
+
+
+@pytest.mark.filterwarnings("ignore::oloproof_nb.VacuousCheckWarning")
+def test_a_case_the_runner_refused_names_no_exception_of_the_systems(tmp_path: Path) -> None:
+    """A case with an ``initial_state`` on a system with ``snapshot()`` and no ``reset()`` is refused before the
+    system is called: its error names the refusal, not a ``TypeError`` the system never raised."""
+    folder = write_suite(tmp_path / "suite", cases=[{"id": "ord-001", "input": {"order_id": "ord-001"},
+                                                    "initial_state": {"orders": {}},
+                                                    "expected": {"answer": "refunded"}}])
+    run = op.run(folder, system=NeverReset(), out=tmp_path / "run", progress=False)
+    assert list(run.cases["status"]) == ["error"]
+    assert list(run.cases["error"]) == ["the system has snapshot() but no reset(): the case's initial_state would "
+                                        "never be set, and its state would be judged against a world it did not "
+                                        "start from; add reset(state), which the runner calls before each case with "
+                                        "a copy of initial_state"]

@@ -402,6 +402,16 @@ def test_a_decimal_or_fraction_reward_is_a_score(value: Any, expected: tuple[str
     assert interpret_check(Decimal("0.5")) == ("missing", f"check returned Decimal('0.5'); {SCORE_HELP}")
 
 
+def test_a_decimal_reward_at_the_threshold_passes() -> None:
+    """At or above pass_threshold passes, a Decimal as a float: 0.75 is 3/4, exact in binary, and the exact value of
+    the float 0.7 (0.6999999999999999555910790149937383830547332763671875) is the threshold itself; one unit of its
+    last digit below it fails."""
+    at = Decimal("0.6999999999999999555910790149937383830547332763671875")
+    assert interpret_check(Decimal("0.75"), 0.75) == ("pass", "")
+    assert interpret_check(at, 0.7) == ("pass", "")
+    assert interpret_check(Decimal("0.6999999999999999555910790149937383830547332763671874"), 0.7)[0] == "fail"
+
+
 @pytest.mark.parametrize(("value", "threshold", "expected"), [
     (np.float32(0.0), 1e-300, ("fail", "score np.float32(0.0) is below pass_threshold 0." + "0" * 299 + "1")),
     (np.float16(0.0), 1e-9, ("fail", "score np.float16(0.0) is below pass_threshold 0.000000001")),
