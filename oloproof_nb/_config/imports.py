@@ -296,11 +296,8 @@ def user_classes(instance: Any) -> list[type]:
 def _function_source(fn: Any) -> Path | None:
     """The file that defines the function ``fn``, or None when no file on disk does (typed into a notebook cell,
     where ``inspect`` names a pseudo-file such as ``/tmp/ipykernel_…/….py``, or made by ``exec``)."""
-    try:
-        found = inspect.getsourcefile(fn)
-    except (TypeError, OSError):
-        return None
-    return Path(found) if found is not None and Path(found).is_file() else None
+    found = _source_of(fn)
+    return found if found is not None and found.is_file() else None
 
 
 def _functions_in(value: Any) -> list[Any]:
