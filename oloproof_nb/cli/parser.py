@@ -359,9 +359,10 @@ with the artifact's absolute path appended as its LAST ARGUMENT, its working dir
 the contract file's folder, stdin/stdout/stderr on /dev/null, this process's environment
 without the digest_key_env variable; exit 0 accepts.
 
-as a completion hook (Claude Code .claude/settings.json):
-  {"hooks": {"Stop": [{"hooks": [{"type": "command",
-      "command": "oloproof receipt CONTRACT.json"}]}]}}
+as a completion hook (Claude Code .claude/settings.json), the contract named by an absolute
+path (a hook starts in the agent's current folder) and a timeout beyond the validator's 60 s:
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "timeout": 120,
+      "command": "oloproof receipt \\"$CLAUDE_PROJECT_DIR\\"/.oloproof/CONTRACT.json"}]}]}}
 """
 
 
