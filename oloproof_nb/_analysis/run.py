@@ -425,8 +425,17 @@ class Run(ColumnarCopy):
         if self._members is None:
             return self
         holding = [m for m in self._members if (case_id, epoch) in m._journal.case_index()]
+        if not holding:  # in no run: "pick one run" sent the user to run_id= for an id none holds (a slip, an epoch)
+            runs = ", ".join(m.run_id for m in self._members)
+            keys = [key for m in self._members for key in m._journal.case_index()]
+            epochs = sorted({e for cid, e in keys if cid == case_id})
+            if epochs:
+                raise OloproofError(f"case {case_id!r} has no epoch {epoch} in the pooled runs {runs} (its epochs: "
+                                    f"{', '.join(map(str, epochs))})")
+            raise OloproofError(f"no case {case_id!r} in the pooled runs {runs}"
+                                f"{_near_id(case_id, sorted({cid for cid, _ in keys}))}")
         if len(holding) != 1:
-            where = ", ".join(m.run_id for m in holding) or "none of the pooled runs"
+            where = ", ".join(m.run_id for m in holding)
             raise OloproofError(f"case {case_id!r} is in {where}; pick one run: run.panel({case_id!r}, run_id=...) "
                                 f"or run.runs[i].record({case_id!r})")
         return holding[0]

@@ -324,6 +324,13 @@ def _in_no_file(fn: Any) -> bool:
     return not isinstance(getattr(module, "__file__", None), str)
 
 
+def _tuple_new(fn: Any) -> bool:
+    """Whether ``fn`` is the ``__new__`` ``collections.namedtuple`` made for a named tuple: evaluated in a namespace
+    of its own (``namedtuple_<name>``, no module, no file), it holds no code but the class's field names."""
+    names = fn.__globals__
+    return str(names.get("__name__")).startswith("namedtuple_") and names.get("_tuple_new") is tuple.__new__
+
+
 def methods_elsewhere(classes: Sequence[type]) -> list[Any] | None:
     """The code a system runs that the files of its classes do not hold: the functions in a class's namespace
     defined in another module than the class (a method assigned from another file, ``RefundDesk.act = fixes.act``),
@@ -331,8 +338,9 @@ def methods_elsewhere(classes: Sequence[type]) -> list[Any] | None:
     notebook cell and assigned there: ``RefundDesk.act = act``, ``refund_desk.parse_request = parse``).
 
     A function of an installed package's or the standard library's is left out, as such a base class is (its code
-    changes with a version); one a library made for the class (a dataclass's ``__init__``) runs in the class's
-    module and is the class's own.
+    changes with a version); one a library made for the class is the class's own: a dataclass's ``__init__`` runs
+    in the class's module, and a named tuple's ``__new__`` (``typing.NamedTuple``, ``collections.namedtuple``),
+    which ``collections`` evaluates in a namespace of its own, is built from the field names the class's file holds.
 
     Examples
     --------
@@ -351,7 +359,8 @@ def methods_elsewhere(classes: Sequence[type]) -> list[Any] | None:
     for cls in classes:
         for value in list(vars(cls).values()):
             for fn in _functions_in(value):
-                if fn.__globals__.get("__name__") == cls.__module__ or any(fn is seen for seen in out):
+                if fn.__globals__.get("__name__") == cls.__module__ or _tuple_new(fn) or any(
+                        fn is seen for seen in out):
                     continue
                 if _in_no_file(fn):
                     return None

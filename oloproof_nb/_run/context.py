@@ -173,9 +173,11 @@ class LiveCase:
     #: Why the system instance takes no more calls in this case: a call of the case timed out and may still be
     #: running on it, changing its sandbox (None: none did). Set by the case (``_run/case``).
     stuck: CaseTimeout | None = None
-    #: The checkpoints whose last control replay in this case ran live: the cache held no control that reproduces
+    #: The checkpoints where a control replay in this case ran live: the cache held no control that reproduces
     #: this recording (none, or one made in another world: a file the system reads, a service it calls), so the
-    #: faulted replay from there runs live too, never the cached one of that other world.
+    #: faulted replays from there run live too, never the cached ones of that other world. A checkpoint stays
+    #: here for the case: another fault's control there is the live one just stored, taken from the cache, and
+    #: its faulted replay in the cache is still of that other world.
     live_controls: set[int] = field(default_factory=set)
 
     def abandon(self, timeout: CaseTimeout) -> None:
@@ -223,8 +225,8 @@ class LiveCase:
                              run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
                              timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay,
                              from_cache=change is None or checkpoint not in self.live_controls)
-        if change is None:
-            (self.live_controls.discard if replay.cached else self.live_controls.add)(checkpoint)
+        if change is None and not replay.cached:
+            self.live_controls.add(checkpoint)
         return replay
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,

@@ -246,8 +246,9 @@ class FaultRecovery(Evaluator):
     ``.oloproof/replays/`` in the suite folder. On a hit neither replay runs
     again: the cached control was compared with the recording when it was
     stored, and is compared again with this run's recording (a mismatch is a
-    miss, and the faulted replay from that checkpoint then runs live too); a
-    cached faulted replay is checked like a live one (``fault_not_applied``).
+    miss, and every faulted replay from that checkpoint in the case, of this
+    fault or another, then runs live too); a cached faulted replay is checked
+    like a live one (``fault_not_applied``).
     A system without ``version`` is never cached.
 
     Parameters

@@ -71,3 +71,25 @@ def test_a_slip_of_two_keys_still_names_the_id(make_suite: Callable[..., Path]) 
     with pytest.raises(op.OloproofError) as raised:
         run.panel("ord21")
     assert str(raised.value) == f"no case 'ord21' in run {run.run_id}; did you mean 'ord-021'?"
+
+
+def test_pooled_runs_name_the_id_or_the_epoch_none_of_them_holds(make_suite: Callable[..., Path]) -> None:
+    """Pooled runs (``op.load_runs``) holding no such case run said ``case 'ord-21' is in none of the pooled runs;
+    pick one run: run.panel('ord-21', run_id=...)``: a run_id= that no run could answer, for a slip of the finger
+    or an epoch the runs did not make. They name the id it was likely meant to be, or the epochs the case has."""
+    first = _run(make_suite)
+    second = op.run(op.load_suite(first.suite_root), progress=False)
+    pooled = op.load_runs([first.directory, second.directory])
+    runs = f"{first.run_id}, {second.run_id}"
+    with pytest.raises(op.OloproofError) as raised:
+        pooled.panel("ord-21")
+    assert str(raised.value) == f"no case 'ord-21' in the pooled runs {runs}; did you mean 'ord-021'?"
+    with pytest.raises(op.OloproofError) as raised:
+        pooled.record("refund")
+    assert str(raised.value) == f"no case 'refund' in the pooled runs {runs}"
+    with pytest.raises(op.OloproofError) as raised:
+        pooled.record("ord-021", epoch=2)
+    assert str(raised.value) == f"case 'ord-021' has no epoch 2 in the pooled runs {runs} (its epochs: 1)"
+    with pytest.raises(op.OloproofError) as raised:  # in both: which one is still the user's to say
+        pooled.record("ord-021")
+    assert "pick one run" in str(raised.value)

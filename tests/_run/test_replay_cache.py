@@ -451,6 +451,37 @@ def test_a_faulted_replay_after_a_control_that_did_not_come_from_the_cache_runs_
     assert _fault_rows(op.run(folder, out=tmp_path / "live", cache=False, progress=False)) == [("fail", False)] * 38
 
 
+def test_every_fault_replayed_at_a_checkpoint_whose_control_ran_live_runs_live(tmp_path: Path) -> None:
+    """The desk of the test above, judged by two faults of ``issue_refund`` (an error and a timeout: one checkpoint,
+    one control key). After ``policy.json`` changed, the error's control ran live and was stored; the timeout's
+    control then came from the cache (the one just stored) and its faulted replay too, from the escalating desk's
+    world: 38/38 pass, cached, where ``cache=False`` fails 38/38."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    text = source.read_text(encoding="utf-8").replace(BROKEN, READS_POLICY)
+    source.write_text(text.replace("import re\n", "import json\nimport re\nfrom pathlib import Path\n", 1),
+                      encoding="utf-8")
+    config = folder / "oloproof.yaml"
+    error = "  - {type: fault_recovery, tool: issue_refund, fault: error, escalate_tools: [escalate_to_human]}\n"
+    timeout = error.replace("fault: error", "fault: timeout")
+    config.write_text(config.read_text(encoding="utf-8").replace(error, error + timeout), encoding="utf-8")
+    policy = folder / "policy.json"
+    policy.write_text(json.dumps({"escalate": True, "done": "Order {order_id} has been refunded."}), encoding="utf-8")
+    criteria = (CRITERION, "recovers_from_timeout_at_issue_refund")
+
+    def rows(run: op.Run) -> dict[str, set[tuple[str, bool]]]:
+        df = run.replays
+        assert (df["criterion"].value_counts()[list(criteria)] == 38).all()
+        return {c: {(r.verdict, bool(r.cached)) for r in df[df["criterion"] == c].itertuples()} for c in criteria}
+
+    assert rows(op.run(folder, out=tmp_path / "first", progress=False)) == dict.fromkeys(criteria, {("pass", False)})
+    policy.write_text(json.dumps({"escalate": False, "done": "Refunded {order_id}."}), encoding="utf-8")
+    edited = rows(op.run(folder, out=tmp_path / "edited", progress=False))
+    assert edited == dict.fromkeys(criteria, {("fail", False)})  # the timeout's was {("pass", True)}
+    assert rows(op.run(folder, out=tmp_path / "live", cache=False, progress=False)) == edited
+    assert rows(op.run(folder, out=tmp_path / "again", progress=False)) == dict.fromkeys(criteria, {("fail", True)})
+
+
 def test_a_system_given_with_other_arguments_never_gets_the_first_ones_replays(tmp_path: Path) -> None:
     """``system=Desk(careful=False)`` after ``system=Desk(careful=True)``: one file, one class, one ``version``, so
     one code fingerprint, and the careless desk was judged by the careful one's cached replays (38/38 pass,

@@ -180,3 +180,45 @@ def test_a_method_assigned_from_another_file_counts_by_that_file(tmp_path: Path)
     finally:
         sys.modules.pop(fixes_name, None)
         del sys.modules[name]
+
+
+TUPLE_DESK_FILE = """
+import collections
+from typing import NamedTuple
+
+
+class Settings(NamedTuple):
+    model: str = "small"
+    retries: int = 2
+
+
+class Desk(Settings):
+    def run(self, input):
+        return "refunded"
+
+
+class OldDesk(collections.namedtuple("Limits", "model retries", defaults=("small", 2))):
+    def run(self, input):
+        return "refunded"
+"""
+
+
+def test_a_system_built_on_a_named_tuple_in_a_file_is_fingerprinted(tmp_path: Path) -> None:
+    """A desk whose settings are a ``typing.NamedTuple`` (or a ``collections.namedtuple``) of its file: the tuple's
+    ``__new__`` is evaluated by ``collections`` in a namespace no file holds, but holds only the field names the
+    file does. Taken for a method typed into a cell, it left the desk unfingerprinted: never cached, and every run
+    of it refused on resume as a class defined in no file. A method typed into a cell and assigned to the tuple
+    class is still one."""
+    name = f"tuple_desk_{tmp_path.name}"
+    module = _module_in(tmp_path, name, TUPLE_DESK_FILE)
+    try:
+        for desk in (module.Desk, module.OldDesk):
+            assert desk().run({}) == "refunded" and desk()._fields == ("model", "retries")
+            assert _fingerprint(desk(), desk) is not None
+        cell: dict[str, Any] = {"__name__": "__notebook_cell_without_a_file__"}
+        exec(compile("def run(self, input):\n    return 'escalated'\n", "<ipython-input-4-9a2f>", "exec"),  # noqa: S102
+             cell)
+        module.Settings.run = cell["run"]
+        assert _fingerprint(module.Settings(), module.Settings) is None
+    finally:
+        del sys.modules[name]
