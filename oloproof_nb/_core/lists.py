@@ -111,13 +111,24 @@ _ANCHOR_TRIES = 4
 _ANCHOR_PATHS = 32
 
 
-def _text_leaves(node: Any, keys: Keys = ()) -> Iterator[tuple[Keys, str]]:
-    """The ``str`` leaves of ``node`` reached through dicts only (no list: its rule may reorder it)."""
+def _text_leaves(node: Any, numbers: bool = False, keys: Keys = ()) -> Iterator[tuple[Keys, bool, str]]:
+    """The ``str`` leaves of ``node`` reached through dicts only (no list: its rule may reorder it), as ``(path,
+    True, text)``; with ``numbers``, its numbers, booleans and nulls too, as ``(path, False, same_text)``."""
     if type(node) is str:
-        yield keys, node
+        yield keys, True, node
+    elif numbers and type(node) in _SCALARS:
+        try:
+            yield keys, False, same_text(node)
+        except ValueError:  # an int too long to write: no anchor
+            return
     elif isinstance(node, Mapping) and not is_absent_marker(node):
         for key, value in node.items():
-            yield from _text_leaves(value, (*keys, key))
+            yield from _text_leaves(value, numbers, (*keys, key))
+
+
+#: The types of a leaf that anchors by its :func:`same_text` where no tolerance applies: two such values are equal
+#: for ``values_equal`` exactly when their texts are (``1`` and ``1.0`` are both ``1``; ``true`` is no ``1``).
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 class _Anchors:
@@ -127,17 +138,22 @@ class _Anchors:
     ``str`` equals no other type), at the same dict path of the actual element. So an expected element
     whose leaf at ``path`` is the text ``t`` fits only actual elements whose value there is ``t``, or a
     ``str`` subclass (its ``==`` is its own), or where ``hidden`` says the leaf is not compared (an ignore
-    pattern of ``whole`` mode). Each path's index is built on first use; of an element's first
-    :data:`_ANCHOR_TRIES` text leaves the one with the fewest candidates is used.
+    pattern of ``whole`` mode). Without a tolerance (``numbers``) a number, boolean or null leaf anchors the
+    same way, by its :func:`same_text`: it fits only an actual number, boolean or null of the same text there, or
+    a subclass of ``int`` or ``float``, or a hidden leaf (before, elements that named only numbers, ``{"amount":
+    5}`` expected in ``{"amount": 5, "ok": true}``, asked ``fits`` of every pair: 16 s for a list of 1,000 in
+    ``subset`` mode). Each path's index is built on first use; of an element's first :data:`_ANCHOR_TRIES`
+    leaves the one with the fewest candidates is used.
     """
 
-    def __init__(self, act: Sequence[Any], hidden: Hidden | None) -> None:
+    def __init__(self, act: Sequence[Any], hidden: Hidden | None, numbers: bool = False) -> None:
         self._act = act
         self._hidden = hidden
-        self._index: dict[Keys, tuple[dict[str, list[int]], list[int]]] = {}
+        self._numbers = numbers
+        self._index: dict[tuple[Keys, bool], tuple[dict[str, list[int]], list[int]]] = {}
 
-    def _at(self, path: Keys) -> tuple[dict[str, list[int]], list[int]] | None:
-        found = self._index.get(path)
+    def _at(self, path: Keys, text: bool) -> tuple[dict[str, list[int]], list[int]] | None:
+        found = self._index.get((path, text))
         if found is None and len(self._index) < _ANCHOR_PATHS:
             exact: dict[str, list[int]] = {}
             loose: list[int] = []
@@ -147,20 +163,28 @@ class _Anchors:
                     value = child_at(value, key)
                 if self._hidden is not None and self._hidden(j, path):
                     loose.append(j)
-                elif type(value) is str:
-                    exact.setdefault(value, []).append(j)
-                elif isinstance(value, str):
+                elif text:
+                    if type(value) is str:
+                        exact.setdefault(value, []).append(j)
+                    elif isinstance(value, str):
+                        loose.append(j)
+                elif type(value) in _SCALARS:
+                    try:
+                        exact.setdefault(same_text(value), []).append(j)
+                    except ValueError:  # an int too long to write
+                        loose.append(j)
+                elif isinstance(value, (int, float)):
                     loose.append(j)
-            found = self._index[path] = (exact, loose)
+            found = self._index[path, text] = (exact, loose)
         return found
 
     def candidates(self, element: Any) -> list[int] | None:
-        """The actual indexes ``element`` may fit, ascending; None when it has no text leaf to go by."""
+        """The actual indexes ``element`` may fit, ascending; None when it has no leaf to go by."""
         best: list[int] | None = None
-        for n, (path, text) in enumerate(_text_leaves(element)):
+        for n, (path, is_text, text) in enumerate(_text_leaves(element, self._numbers)):
             if n == _ANCHOR_TRIES:
                 break
-            index = self._at(path)
+            index = self._at(path, is_text)
             if index is None:
                 continue
             exact, loose = index
@@ -190,8 +214,9 @@ def bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hid
     an actual element ``fits`` does not compare): the same edges, so the same matching, without a call per
     pair when the elements carry a text field (1,000 elements, each with a text of its own: 0.03–0.08 s a
     check, against 7.4–16.0 s with a ``fits`` call per pair; ``python benchmarks/hostile.py``,
-    benchmarks/README.md).
+    benchmarks/README.md), or, when ``safe`` (no tolerance), a number.
     """
+    numbers = safe  # a safe fitting has no tolerance (_Rules.transitive): its numbers anchor as its texts do
     out: dict[int, int] = {}
     free: dict[str, list[int]] = {}
     for j in reversed(range(len(act))):  # popped from the end: the first actual element of a text first
@@ -210,7 +235,7 @@ def bipartite(exp: Sequence[Any], act: Sequence[Any], fits: Any, safe: bool, hid
     if not left:
         return out
     used = set(out.values())
-    anchors = _Anchors(act, hidden)
+    anchors = _Anchors(act, hidden, numbers)
 
     def candidates(i: int) -> list[int] | None:
         return anchors.candidates(exp[i])

@@ -24,6 +24,7 @@ from .theme import (
     Screen,
     cell_text,
     colour,
+    contrast,
     fmt_cell,
     fmt_checked,
     fmt_number,
@@ -123,8 +124,9 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("oloproof_nb._display", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
                       finalize=_finalize)
-    env.filters.update(wbr=_wbr, inline=_inline, preview=preview, colour=colour, num=fmt_number, step_text=step_text,
-                       lines=lambda text: html_text(text, lines=True), plain=lambda text: html_text(text, plain=True))
+    env.filters.update(wbr=_wbr, inline=_inline, preview=preview, contrast=contrast, colour=colour, num=fmt_number,
+                       step_text=step_text, lines=lambda text: html_text(text, lines=True),
+                       plain=lambda text: html_text(text, plain=True))
     return env
 
 

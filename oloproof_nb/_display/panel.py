@@ -12,7 +12,7 @@ from .._core.paths import get_path, leaf_diff, values_equal
 from ..errors import terminal_text
 from ..evaluators.state import StateMatches
 from .html import render, step_text
-from .theme import HIGHLIGHT, preview
+from .theme import HIGHLIGHT, contrast, preview
 
 __all__ = ["CasePanel", "UNSCORED_NOTE"]
 
@@ -215,7 +215,7 @@ class CasePanel:
         if self.unexpected:
             lines.append("  unexpected changes:")
             for u in self.unexpected:
-                before, after = preview(u["before"], 60), preview(u["after"], 60)
+                before, after = contrast(u["before"], u["after"], 60), contrast(u["after"], u["before"], 60)
                 lines.append(f"    {u['criterion']}: {u['path']} {before} -> {after}")
         for trace in [self.traceback] + [r.get("traceback") for r in self.replay_records]:
             if trace:
@@ -229,8 +229,8 @@ class CasePanel:
             lines.append(f"  traceback of {criterion}:")
             lines += [f"    {line}" for line in text.rstrip().splitlines()]
         for c in self.comparisons.itertuples():
-            lines.append(f"    {'ok ' if c.ok else 'BAD'} {c.criterion}: {c.path} expected {preview(c.expected, 60)} "
-                         f"actual {preview(c.actual, 60)}")
+            lines.append(f"    {'ok ' if c.ok else 'BAD'} {c.criterion}: {c.path} expected "
+                         f"{contrast(c.expected, c.actual, 60)} actual {contrast(c.actual, c.expected, 60)}")
         lines += self._replay_lines()
         if self.partners:
             lines.append("  pair partners:")
@@ -267,10 +267,12 @@ class CasePanel:
                     continue
                 lines.append(f"      {label:5} recorded {step_text(rec, width) if rec is not None else '(no step)'}")
                 lines.append(f"      {'':5} faulted  {step_text(fau, width) if fau is not None else '(no step)'}{mark}")
-            lines.append(f"      answer: recorded {preview(view['recorded_answer'], 80)} | "
-                         f"faulted {preview(view['faulted_answer'], 80)}")
+            recorded, faulted = view["recorded_answer"], view["faulted_answer"]
+            lines.append(f"      answer: recorded {contrast(recorded, faulted, 80)} | "
+                         f"faulted {contrast(faulted, recorded, 80)}")
             for path, before, after in view["state_diff"]:
-                lines.append(f"      state {path}: recorded {preview(before, 60)} | faulted {preview(after, 60)}")
+                lines.append(f"      state {path}: recorded {contrast(before, after, 60)} | "
+                             f"faulted {contrast(after, before, 60)}")
         return lines
 
     def _repr_html_(self) -> str:

@@ -22,7 +22,7 @@ from .._core.paths import Absent
 from ..errors import quote, terminal_text
 
 __all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "ESCAPE", "CRITERION_COLOURS", "MARKERS", "MARK_ALPHA",
-           "colour", "marker", "fmt_number", "preview", "Screen",
+           "colour", "marker", "fmt_number", "preview", "contrast", "Screen",
            "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of", "fmt_interval", "fmt_bound"]
 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
@@ -350,13 +350,47 @@ def preview(value: Any, limit: int = 160) -> str:
     >>> preview({"b": 1, "a": 2}), preview("x" * 10, limit=5), preview(10 ** 5000)
     ('{"a": 2, "b": 1}', '"xxx…', '<int of 16610 bits>')
     """
+    text = _preview_text(value, limit)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _preview_text(value: Any, limit: int) -> str:
+    """The text :func:`preview` cuts (a value that is no JSON: its repr, bounded at ``limit + 1`` characters)."""
     if isinstance(value, Absent):
         return "<absent>"
     try:
-        text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+        return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
     except (TypeError, ValueError, RecursionError):  # keys that do not sort, an int too long to print, deep nesting
-        text = quote(value, limit + 1)  # repr, bounded, never raising
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return quote(value, limit + 1)  # repr, bounded, never raising
+
+
+def contrast(value: Any, other: Any, limit: int = 160) -> str:
+    """:func:`preview` of ``value`` shown beside ``other``: where both previews read alike though the texts of the
+    values differ (two long texts, or objects, that part past the cut), the part of ``value``'s text from shortly
+    before the first character where they differ, so the two shown differ where the values do.
+
+    Before, a note expected to end ``clause 4.2(b)`` and left ending ``clause 4.2(c)`` was shown as the same 59
+    characters on both sides of its ``BAD`` row.
+
+    Examples
+    --------
+    >>> a, b = "x" * 70 + "A", "x" * 70 + "B"
+    >>> preview(a, 12) == preview(b, 12), contrast(a, b, 12), contrast(b, a, 12)
+    (True, '…xxxxxxxxxA"', '…xxxxxxxxxB"')
+    >>> contrast("a", "b", 12), contrast("x" * 20, "x" * 20, 12)
+    ('"a"', '"xxxxxxxxxx…')
+    """
+    shown = preview(value, limit)
+    if shown != preview(other, limit) or limit < 8:
+        return shown
+    text, peer = _preview_text(value, limit), _preview_text(other, limit)
+    at = next((i for i, (a, b) in enumerate(zip(text, peer, strict=False)) if a != b), min(len(text), len(peer)))
+    if text == peer or at < limit - 1:  # equal texts, or a difference the previews show already
+        return shown
+    # two thirds of the room before the difference, or as much as the longer text leaves: one place on both sides
+    start = min(at - (limit - 2) * 2 // 3, max(len(text), len(peer)) - (limit - 1))
+    window = "…" + text[start:start + limit - 1]
+    return window if start + limit - 1 >= len(text) else window[: limit - 1] + "…"
 
 
 def _json_default(value: Any) -> Any:

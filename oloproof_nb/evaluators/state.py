@@ -5,7 +5,8 @@ The comparison rules themselves are pure (``_core/compare``); this module holds 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -13,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from .._config.files import a_number
 from .._core.compare import NO_STATE, Row, compare_changes, compare_state, compare_unchanged
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, register
-from .._core.lists import ListMatch
-from .._core.paths import format_path, leaf_keys, parse_path, parse_pattern
+from .._core.lists import ListMatch, child_at
+from .._core.paths import ABSENT, format_path, leaf_keys, parse_path, parse_pattern
 from .._core.records import ComparisonRow
 
 __all__ = ["StateMatches", "StateUnchanged", "ByKey"]
@@ -78,11 +79,70 @@ def _type_only(rows: list[Row]) -> str:
             "in the state): write initial_state and expected.state as snapshot() gives them (README section 1)")
 
 
-def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str, case_id: str) -> Evaluation:
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _twin_key(expected: Any, state: Any, path: str, forms: dict[int, dict[str, str]]) -> tuple[str, str] | None:
+    """``(key in expected.state, key in the state)`` where the walk of ``path`` through both first meets a dict
+    holding the key on one side only while the other side's dict holds the same letters in another Unicode form
+    (``"José"`` composed, ``"Jose\u0301"`` decomposed); None when it meets none. ``forms`` keeps each dict's keys
+    by their composed form, by the dict's id, for the next row."""
+    try:
+        keys = parse_path(path)
+    except ValueError:
+        return None
+    for key in keys:
+        if isinstance(expected, Mapping) and isinstance(state, Mapping) and (key in expected) != (key in state):
+            other = state if key in expected else expected
+            if id(other) not in forms:
+                forms[id(other)] = {_nfc(k): k for k in other if isinstance(k, str)}
+            twin = forms[id(other)].get(_nfc(key))
+            if twin is None or twin == key:
+                return None
+            return (key, twin) if key in expected else (twin, key)
+        expected, state = child_at(expected, key), child_at(state, key)
+        if expected is ABSENT or state is ABSENT:
+            return None
+    return None
+
+
+def _unicode_form_only(rows: list[Row], expected: Any, state: Any) -> str:
+    """A note for a failed check whose differing rows include two texts, or a key of ``expected`` (``expected.state``)
+    and one of the ``state``, that are the same letters in another Unicode form (composed, NFC, and decomposed,
+    NFD, as a macOS file name comes back): empty when none do.
+
+    Text is compared code point by code point, as README section 2 says, and both forms print alike: before, a
+    ``changes`` check of an expected ``files["José.txt"]`` failed with ``1 unexpected change: files["José.txt"].size;
+    1 of 1 expected paths differ: files["José.txt"].size``, one path, as the reader sees it, both missing and
+    unexpected.
+    """
+    found: list[tuple[str, str, Any, Any]] = []  # (path, what, in the case file, in the state)
+    forms: dict[int, dict[str, str]] = {}
+    for path, want, got, ok in rows:
+        if ok:
+            continue
+        if isinstance(want, str) and isinstance(got, str) and want != got and _nfc(want) == _nfc(got):
+            found.append((path, "the text", want, got))
+        elif (want is ABSENT or got is ABSENT) and not path.isascii():  # ASCII letters have no decomposed form
+            twin = _twin_key(expected, state, path, forms)
+            if twin is not None:
+                found.append((path, "the key", *twin))
+    if not found:
+        return ""
+    path, what, want, got = found[0]
+    return (f"; {len(found)} of them differ in Unicode form only ({path}: {what} {ascii(want)} in the case file, "
+            f"{ascii(got)} in the state, the same letters composed and decomposed): text is compared code point by "
+            "code point; write expected.state as snapshot() gives it")
+
+
+def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str, case_id: str, expected: Any = None,
+                        state: Any = None) -> Evaluation:
     comparisons = _comparisons(ev, rows, case_id)
     bad = [p for p, _, _, ok in rows if not ok]
     if bad:
         reason = f"{len(bad)} of {len(rows)} {what} differ: {_listed(bad)}{_type_only(rows)}"
+        reason += _unicode_form_only(rows, expected, state)
         return Evaluation(verdicts=[ev.verdict("fail", reason)], comparisons=comparisons)
     return Evaluation(verdicts=[ev.verdict("pass", "")], comparisons=comparisons)
 
@@ -244,12 +304,12 @@ class StateMatches(Evaluator):
             if bad:
                 problems.append(f"{len(bad)} of {len(rows)} expected paths differ: {_listed(bad)}")
             comparisons = _comparisons(self, unexpected + rows, case_id)
-            verdict = (self.verdict("fail", "; ".join(problems) + _type_only(unexpected + rows)) if problems
-                       else self.verdict("pass", ""))
+            notes = _type_only(unexpected + rows) + _unicode_form_only(unexpected + rows, expected, state)
+            verdict = self.verdict("fail", "; ".join(problems) + notes) if problems else self.verdict("pass", "")
             return Evaluation(verdicts=[verdict], comparisons=comparisons)
         rows = compare_state(expected, state, self.mode, self.paths, self.tolerance, lists=self.list_rules(),
                              ignore=self.ignore)
-        return _rows_to_evaluation(self, rows, "paths", case_id)
+        return _rows_to_evaluation(self, rows, "paths", case_id, expected, state)
 
     def evaluate(self, ctx: CaseContext) -> Evaluation:
         expected = ctx.case.expected.state

@@ -150,3 +150,34 @@ def test_a_verdict_line_without_a_reason_ends_at_its_criterion(make_suite: Calla
     failed = [line for line in repr(run.panel("c2")).splitlines() if line.startswith("  FAIL")]
     assert len(failed) == 1 and failed[0].startswith("  FAIL    answer_matches ") and failed[0] == failed[0].rstrip()
     assert "'done'" in failed[0] and "'other'" in failed[0]
+
+
+NOTE = "Refund issued for order ord-1 under the 30-day return policy, clause 4.2("
+
+NOTED = '''
+class Desk:
+    version = "noted-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return {"note": "Refund issued for order ord-1 under the 30-day return policy, clause 4.2(c)"}
+
+    def run(self, input):
+        return {"steps": [], "answer": "done", "status": "completed"}
+'''
+
+
+def test_a_bad_row_shows_its_two_values_where_they_differ(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """Before, a note expected to end ``4.2(b)`` and left ending ``4.2(c)`` was shown as the same first 59
+    characters on both sides of its BAD row: ``expected "Refund issued … return poli… actual "Refund issued …
+    return poli…``."""
+    folder = make_suite([{"id": "c1", "input": {"plan": [], "calls": []}, "initial_state": {},
+                          "expected": {"state": {"note": NOTE + "b)"}}}],
+                        evaluators=[{"type": "state_matches"}], system="sysmod:Desk", system_code=NOTED)
+    panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
+    bad = [line.strip() for line in repr(panel).splitlines() if line.strip().startswith("BAD")]
+    assert len(bad) == 1
+    expected, actual = bad[0].removeprefix("BAD state_matches: note expected ").split(" actual ")
+    assert expected.endswith('4.2(b)"') and actual.endswith('4.2(c)"') and len(expected) == len(actual) == 60
