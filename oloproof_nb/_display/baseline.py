@@ -12,7 +12,7 @@ from .._config.suite import Suite, load_suite
 from .._run.baseline import run_baseline
 from .._run.runner import Progress
 from ..errors import OloproofError
-from .notebook import Run, in_notebook, progress_bar, stderr_is_tty
+from .notebook import Run, callers_progress, in_notebook, progress_bar, stderr_is_tty
 
 __all__ = ["baseline"]
 
@@ -66,7 +66,7 @@ def baseline(suite: Suite | str | Path, out: str | Path | None = None, workers: 
     close: Callable[[], None] = lambda: None  # noqa: E731
     callback: Any
     if callable(progress):
-        callback = progress
+        callback = callers_progress(progress)
     elif progress or (progress is None and (in_notebook() or stderr_is_tty())):
         callback, close = progress_bar(f"{suite.name} (no-op)")
     else:

@@ -34,7 +34,7 @@ from .._core.records import AbruptEnd
 from .._core.scoremap import ScoreMap
 from .._run.runner import Isolation, Progress, run_suite
 from .._run.store import Fsync
-from ..errors import OloproofError, RunDirError, terminal_text
+from ..errors import OloproofError, RunDirError, describe_exception, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
 from .terminal import gate_size, pooled_note, run_size, uncached_note
@@ -343,6 +343,22 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[], None]]:
     return update, close
 
 
+def callers_progress(progress: Progress) -> Progress:
+    """The caller's own ``progress`` callable as a run calls it: an error it raises stops the run in one line
+    (:class:`OloproofError`, its error chained) naming the callable and the call, rather than as an internal error
+    of oloproof_nb's (its traceback saved in the run folder as a bug of the package's). A ``KeyboardInterrupt``
+    in it is the user's Ctrl-C, passed on as it is."""
+
+    def call(done: int, total: int) -> None:
+        try:
+            progress(done, total)
+        except Exception as exc:
+            raise OloproofError(f"progress: the callable given raised {describe_exception(exc)} when called with "
+                                f"({done}, {total}); the run stopped there") from exc
+
+    return call
+
+
 def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executor: Executor | None = None,
         out: str | Path | None = None, resume: bool = False, progress: bool | Progress | None = None,
         chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
@@ -442,7 +458,7 @@ def run(suite: Suite | str | Path, system: Any = None, workers: int = 1, executo
     close: Callable[[], None] = lambda: None  # noqa: E731
     callback: Progress | None
     if callable(progress):
-        callback = progress
+        callback = callers_progress(progress)
     elif progress or (progress is None and (in_notebook() or stderr_is_tty())):
         callback, close = progress_bar(suite.name)
     else:

@@ -108,4 +108,12 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     run_id = run_id or new_run_id()
     directory = Path(out).absolute() if out is not None else suite.root / BASELINE_DIR / run_id
     return run_suite(suite, system=noop_system(suite), workers=workers, out=directory, progress=progress,
-                     cache=False, isolation="thread", run_id=run_id, epochs=baseline_epochs(suite, epochs))
+                     cache=False, isolation="thread", run_id=run_id, epochs=baseline_epochs(suite, epochs),
+                     finish=_start_again)
+
+
+def _start_again(directory: Path, fingerprint: str | None) -> str:
+    """What the messages of a stopped baseline say about finishing it: it is run again. ``op.baseline`` takes no
+    ``resume``, and ``op.run(suite, out=..., resume=True)``, which a stopped run's messages name, refuses the
+    folder of a baseline (its system is the no-op, not the suite's: "the system version changed")."""
+    return "a baseline cannot be resumed: run op.baseline(suite) again, into a new folder"

@@ -74,6 +74,8 @@ __all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "wi
 #: ``progress(done, total)``: called once before the first case and after every finished case.
 Progress = Callable[[int, int], None]
 Isolation = Literal["thread", "process"]
+#: ``finish(directory, fingerprint)``: what the messages of a stopped run say about finishing it.
+Finish = Callable[[Path, str | None], str]
 T = TypeVar("T")
 
 
@@ -95,7 +97,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
               out: str | Path | None = None, resume: bool = False, progress: Progress | None = None,
               chunk_size: int = 8, cache: bool = True, isolation: Isolation | None = None,
               fsync: Fsync = "finish", run_id: str | None = None, epochs: int | None = None,
-              sink: RecordSink | None = None) -> Path:
+              sink: RecordSink | None = None, finish: Finish = how_to_finish) -> Path:
     """Run every case of ``suite`` into a run directory and return the directory.
 
     For each case the sandbox is reset to a deep copy of ``initial_state``,
@@ -107,7 +109,8 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
     each case that many times, each from a fresh reset; records are
     identified by (case id, epoch), and an epoch keeps its case's cluster.
     ``sink`` sees every record appended (not used on ``resume``: it would miss
-    the records already there).
+    the records already there). ``finish(directory, fingerprint)`` is what the messages of a stopped run say about
+    finishing it (default :func:`~.finish.how_to_finish`: ``resume=True``).
     """
     epochs, workers, chunk_size, mode = _check_run_arguments(suite, workers, executor, out, resume, chunk_size,
                                                              isolation, fsync, epochs)
@@ -188,7 +191,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         stopped_by = exc
         # a clean stop, unless oloproof run got no Ctrl-C (then it notes an end after it); its signal when it says
         store.close(stopped=True, signal_name=stop_signal(exc))
-        _note_where(exc, store.directory, fingerprint)
+        _note_where(exc, store.directory, finish(store.directory, fingerprint))
         raise
     except OloproofError as exc:
         stopped_by = exc
@@ -196,14 +199,14 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         if str(store.directory) not in str(exc):
             # a system that could not be built for a worker, or rebuilt after a timeout, names no folder: say where
             # the stopped run (its manifest, the cases recorded) is, or it is found only by listing runs/
-            _note_where(exc, store.directory, fingerprint)
+            _note_where(exc, store.directory, finish(store.directory, fingerprint))
         raise
     except Exception as exc:  # a bug in oloproof: stop with its traceback saved in the run folder
         stopped_by = exc
         path = store.save_internal_error(traceback.format_exc())
         store.close()
         raise InternalError(f"internal error: {describe_exception(exc)} (a bug in oloproof_nb, not in your system; "
-                            f"the traceback is in {path}; {how_to_finish(store.directory, fingerprint)})") from exc
+                            f"the traceback is in {path}; {finish(store.directory, fingerprint)})") from exc
     except BaseException as exc:
         stopped_by = exc
         store.close()
@@ -383,12 +386,12 @@ def stopped_how(signal_name: str | None) -> str:
     return f"stopped by signal {signal_name}" if signal_name else STOPPED
 
 
-def _note_where(exc: BaseException, directory: Path, fingerprint: str | None) -> None:
-    """Note on ``exc`` the folder of the run it stopped and how to finish it (Python 3.11+'s ``add_note``; oloproof
-    run says where in its own words)."""
+def _note_where(exc: BaseException, directory: Path, finish: str) -> None:
+    """Note on ``exc`` the folder of the run it stopped and how to finish it (``finish``; Python 3.11+'s
+    ``add_note``; oloproof run says where in its own words)."""
     add_note = getattr(exc, "add_note", None)
     if callable(add_note):
-        add_note(f"the run is in {directory}; {how_to_finish(directory, fingerprint)}")
+        add_note(f"the run is in {directory}; {finish}")
 
 
 @dataclass
