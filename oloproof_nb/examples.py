@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from ._config.files import folder_problem
+from ._config.files import file_above, folder_problem
 from .errors import OloproofError
 
 __all__ = ["EXAMPLES", "example_dir", "init_example"]
@@ -87,8 +87,8 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
     place: a copy that fails (a full disk) or is interrupted leaves ``dest`` as
     it was (the missing parent folders it made for ``dest`` are removed again,
     never one that was there before), and the error names ``dest`` in one
-    line; so does a folder there that cannot be written in, or a ``dest``
-    that is a link to nothing. The
+    line; so does a folder there that cannot be written in, a ``dest``
+    that is a link to nothing, or one below a file or a link to nothing. The
     files' contents are copied, not the installation's permissions: the copy
     is its user's to edit, even from a read-only installation.
     """
@@ -102,6 +102,9 @@ def init_example(name: str, dest: str | Path | None = None, *, force: bool = Fal
                             "own, never through a link (remove it, or choose another destination)")
     if target.exists() and not target.is_dir():
         raise OloproofError(f"{target}: exists and is not a folder; choose another destination")
+    above = file_above(target)  # below a file or a link to nothing, it said "cannot copy the example there (File
+    if above is not None:  # exists)" or "(Not a directory)", naming no path that is in the way
+        raise OloproofError(f"{target}: nothing can be made there: {above}; choose another destination")
     if target.exists() and any(target.iterdir()) and not force:
         if (target / "oloproof.yaml").is_file():
             raise OloproofError(f"{target}: already holds a suite (set up earlier?); run it as it is, "

@@ -52,7 +52,7 @@ from .export import export_table, make_folder, write_file
 from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
-from .terminal import exit_line, gate_size, pooled_note, run_size
+from .terminal import exit_line, gate_size, no_criteria_note, pooled_note, run_size
 from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number, row_thresholds
 
 if TYPE_CHECKING:
@@ -149,9 +149,12 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                                 "its upper end is below; otherwise the evidence is insufficient."))
     if len(run.runs) > 1:  # as the gate's text and HTML say under its verdict: n=6 of a 3-case suite read as 6 cases
         sec.text.append(Plain(_sentence(pooled_note([member.run_id for member in run.runs]))))
-    sec.text.append(Plain(f"Release settings: {_release_source(release)}; min_clusters {g.release.min_clusters}, "
-                          "approximate methods "
+    sec.text.append(Plain(f"Release settings: {_release_source(run, release)}; min_clusters "
+                          f"{g.release.min_clusters}, approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
+    nothing = no_criteria_note(run, g, release)
+    if nothing:  # which settings name no criterion, and where the thresholds go, as `oloproof gate` says it
+        sec.text.append(Plain(_sentence(nothing)))
     if g.relaxed:  # the verdict sentence says a PASS was given by weaker settings: here, which
         given = (str(release) if isinstance(release, (str, Path)) else
                  "the settings given" if release is not None else "")  # "": the run's own, stored with it
@@ -199,9 +202,15 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
     return sec
 
 
-def _release_source(release: ReleaseLike | None) -> str:
-    """Where the gate's settings came from, for a reader of the report."""
+def _release_source(run: Run, release: ReleaseLike | None) -> str:
+    """Where the gate's settings came from, for a reader of the report: the settings given, the run's own
+    release.yaml, or none (an Inspect AI log has no release.yaml of its own, and a suite may have had none when the
+    run started: the defaults, which gate no criterion)."""
     if release is None:
+        if run.release is None:  # "the run's own release.yaml" named a file that never was
+            whose = ("Inspect AI logs have no release.yaml of their own" if run.suite_root is None else
+                     "the suite had no release.yaml when the run started")
+            return f"none, {whose} (the defaults, which gate no criterion)"
         return "the run's own release.yaml (as recorded in its manifest)"
     if isinstance(release, (str, Path)):
         return f"{release} (given for this report)"

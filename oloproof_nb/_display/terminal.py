@@ -15,23 +15,26 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .._analysis.frames import ended_case_runs
-from .._analysis.gate import Gate
+from .._analysis.gate import NO_CRITERIA, Gate
 from .._analysis.gate_findings import VACUOUS
-from .._analysis.gate_settings import weaker_count
+from .._analysis.gate_settings import ReleaseLike, weaker_count
 from .._analysis.run import Run
+from .._config.suite import RELEASE_FILE
 from .._core.records import step_raised, step_timed_out
 from .._core.scoremap import reason_kind
+from .._run.locate import shell_word
 from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
-           "exit_line", "fit", "gate_size", "missing_verdict_lines", "plain_terminal", "reason_lines", "run_size",
-           "terminal_width", "uncached_note"]
+           "exit_line", "fit", "gate_size", "missing_verdict_lines", "no_criteria_note", "plain_terminal",
+           "reason_lines", "run_size", "terminal_width", "uncached_note"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -234,6 +237,30 @@ def exit_line(g: Gate) -> str:
              for v in ("FAIL", "INSUFFICIENT_EVIDENCE") if v in counts]
     gated = int((g.table["verdict"] != "REPORT_ONLY").sum())
     return f"gate: BLOCK — exit 1: {', '.join(parts)} (of {gated} gated; PASS needs every one to pass)"
+
+
+def no_criteria_note(run: Run, g: Gate, release: ReleaseLike | None = None) -> str | None:
+    """Which release settings name no criterion, and where the thresholds go, when ``g`` gated nothing
+    (``no_criteria``); None otherwise. ``oloproof gate`` prints it above its exit line, and a report says it under its
+    verdict: an Inspect AI log, which has no release.yaml of its own, takes the thresholds from ``--release``; a
+    suite that had no release.yaml when the run started is named by the path of the file it lacked (and told to
+    give it with ``--release`` when it has been written since); an empty or cut-short release file is named."""
+    if g.reason != NO_CRITERIA:
+        return None
+    root = run.suite_root  # None: an Inspect AI log, which has no release.yaml of its own
+    if release is None and root is None:
+        return "no criterion to gate: give the thresholds with --release RELEASE_YAML"
+    path = Path(root or ".") / RELEASE_FILE
+    if release is None and run.release is None:  # no file to blame: the suite had none when the run began
+        # written since (the warning of `oloproof gate` names its keys): "write one" told the user to do what they
+        # had done
+        fix = (f"it is there now: give it with --release {shell_word(path)} to gate this run with it"
+               if path.is_file() else
+               "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
+        return terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}")
+    source = (str(release) if isinstance(release, (str, Path)) else "the release given" if release is not None
+              else str(path))
+    return terminal_text(f"{source} names no criterion to gate; list each as `criteria: {{<criterion>: <threshold>}}`")
 
 
 def run_size(run: Run) -> str:

@@ -12,10 +12,8 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._run.locate import shell_word
 from .._run.streams import SystemStream
 from ..errors import DuplicateCaseWarning, VacuousCheckWarning, describe_exception, terminal_text
 
@@ -119,13 +117,11 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
     """Print the gate of ``result`` for people (the table, the notes under it, the exit line last); returns it."""
     from dataclasses import replace
 
-    from .._analysis.gate import NO_CRITERIA
     from .._analysis.gate_reasons import abrupt_ends, abrupt_ends_note
     from .._analysis.gate_settings import approximate_once, relaxed_note
     from .._analysis.validity import unchecked_notes, unscored_note
-    from .._config.suite import RELEASE_FILE
     from .._display.notebook import gate
-    from .._display.terminal import exit_line, gate_table_text, terminal_width
+    from .._display.terminal import exit_line, gate_table_text, no_criteria_note, terminal_width
 
     g = gate(result, release=release, baseline=baseline)
     width = terminal_width()
@@ -139,21 +135,9 @@ def print_gate(result: Run, release: str | None = None, *, wide: bool = False, b
     ends = abrupt_ends(result)
     if ends:  # case runs a crash cut short that ran again: a run resumed so is not an uninterrupted one
         print_wrapped(abrupt_ends_note(ends), width)
-    if g.reason == NO_CRITERIA:  # an empty or truncated release.yaml: say which file holds no criterion
-        root = result.manifest.suite_config.root  # None: an Inspect AI log, which has no release.yaml of its own
-        if release is None and root is None:
-            print("no criterion to gate: give the thresholds with --release RELEASE_YAML")
-        elif release is None and result.release is None:  # no file to blame: the suite had none when the run began
-            path = Path(root or ".") / RELEASE_FILE
-            # written since (the warning above names its keys): "write one" told the user to do what they had done
-            fix = (f"it is there now: give it with --release {shell_word(path)} to gate this run with it"
-                   if path.is_file() else
-                   "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
-            print(terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}"))
-        else:
-            source = release or str(Path(root or ".") / RELEASE_FILE)
-            print(terminal_text(f"{source} names no criterion to gate; list each as "
-                                "`criteria: {<criterion>: <threshold>}`"))
+    nothing = no_criteria_note(result, g, release)
+    if nothing:  # an empty or truncated release.yaml: say which file holds no criterion
+        print(nothing)
     if g.unscored:  # rows left out of every criterion: a release manager reading a PASS should know
         print_wrapped(unscored_note(g.unscored, broken=g.unscored_broken), width)
     if approximate:  # one key fixes it: say which, once

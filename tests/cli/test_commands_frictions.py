@@ -416,6 +416,28 @@ def test_init_into_a_link_to_nothing_is_refused(tmp_path: Path, capsys: pytest.C
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"] and dest.is_symlink()
 
 
+@pytest.mark.parametrize("above", ["link", "file"])
+def test_init_below_a_link_to_nothing_or_a_file_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         above: str) -> None:
+    """Below a link to nothing the line was ``demo: cannot copy the example there (File exists)``, for a folder
+    that is not there, and below a file ``(Not a directory)``: neither named the path in the way."""
+    blocker = tmp_path / "work"
+    if above == "link":
+        blocker.symlink_to(tmp_path / "nowhere")
+        why = f"{blocker} is a symbolic link to '{tmp_path / 'nowhere'}', which is not a folder"
+    else:
+        blocker.write_text("notes\n", encoding="utf-8")
+        why = f"{blocker} is a file, not a folder"
+    dest = blocker / "demo"
+    capsys.readouterr()
+    for force in ([], ["--force"]):
+        assert main(["init", "--example", "stateful-agent", str(dest), *force]) == 2
+        _, err = _out(capsys)
+        assert err == f"oloproof: error: {dest}: nothing can be made there: {why}; choose another destination\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"] and not (tmp_path / "nowhere").exists()
+    assert blocker.is_symlink() if above == "link" else blocker.read_text(encoding="utf-8") == "notes\n"
+
+
 def test_init_whose_destination_is_made_meanwhile_changes_nothing_there(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A folder made at the destination while the example was copied (another ``oloproof init``, the
