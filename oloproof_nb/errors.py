@@ -127,6 +127,27 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
     return clip(text, limit)
 
 
+def _trailing_comma(exc: Any) -> str:
+    """``a comma after the last item, before '}' at column 8`` for a :class:`json.JSONDecodeError` of a comma before a
+    closing bracket, else "". Python 3.13 says "Illegal trailing comma before end of object" at the comma; before
+    it, "Expecting property name enclosed in double quotes" (or "Expecting value", in a list) at the bracket, which
+    sent a user looking for a quote that was there."""
+    doc, at = exc.doc, exc.pos
+    if not isinstance(doc, str):
+        return ""
+    if exc.msg.startswith("Illegal trailing comma"):
+        comma = at
+    elif exc.msg.startswith(("Expecting property name", "Expecting value")):
+        comma = len(doc[:at].rstrip(" \t\r\n")) - 1
+    else:
+        return ""
+    close = doc[comma + 1:].lstrip(" \t\r\n")[:1] if 0 <= comma < len(doc) and doc[comma] == "," else ""
+    if close not in ("}", "]"):
+        return ""
+    column = comma - doc.rfind("\n", 0, comma)  # of the comma, 1-based, on its own line
+    return f"a comma after the last item, before {close!r} at column {column}"
+
+
 def parse_problem(exc: ValueError | RecursionError) -> str:
     """What is wrong with a text ``json.loads`` (or PyYAML) refused, worded the same on every Python.
 
@@ -151,7 +172,7 @@ def parse_problem(exc: ValueError | RecursionError) -> str:
     import json
 
     if isinstance(exc, json.JSONDecodeError):
-        return exc.msg
+        return _trailing_comma(exc) or exc.msg
     if isinstance(exc, RecursionError):
         return "nested too deeply"
     limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -15,6 +16,7 @@ from oloproof_nb.errors import (
     OloproofError,
     format_loc,
     lone_cr_hint,
+    parse_problem,
     quote,
     validation_problem,
 )
@@ -249,6 +251,28 @@ def test_a_refused_parse_is_worded_the_same_on_every_python() -> None:
     assert parse_problem(decode.value) == "Expecting value"
     assert parse_problem(RecursionError("maximum recursion depth exceeded")) == "nested too deeply"
     assert parse_problem(ValueError("something else: details")) == "something else"
+
+
+@pytest.mark.parametrize(("text", "close", "comma"), [('{"a": 1,}', "}", 7), ('[1, 2 ,  ]', "]", 6),
+                                                     ('{"a": [1,],}', "]", 8), ('{"b": 2,\n}', "}", 7)])
+def test_a_trailing_comma_is_named_so_on_every_python(text: str, close: str, comma: int) -> None:
+    """Python before 3.13 says "Expecting property name enclosed in double quotes" (or "Expecting value") at the
+    closing bracket, sending a user to look for a quote; 3.13 says "Illegal trailing comma" at the comma. Both read
+    as the comma it is, at its column (counted by hand: ``comma`` is its 0-based index)."""
+    with pytest.raises(json.JSONDecodeError) as decode:
+        json.loads(text)
+    said = f"a comma after the last item, before {close!r} at column {comma + 1}"
+    assert parse_problem(decode.value) == said
+    kind = "object" if close == "}" else "array"
+    as_on_313 = json.JSONDecodeError(f"Illegal trailing comma before end of {kind}", text, comma)
+    assert parse_problem(as_on_313) == said
+
+
+@pytest.mark.parametrize("text", ['{"a": 1,, }', '{,}', '{"a": }', '[1, ,]'])
+def test_a_comma_before_no_closing_bracket_keeps_the_decoder_s_words(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as decode:
+        json.loads(text)
+    assert parse_problem(decode.value) == decode.value.msg
 
 
 @pytest.mark.parametrize("line", ['{"a": 1}\r \n', ' \r{"a": }\n', '\t\r{"a": }\n'])

@@ -61,8 +61,8 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     line for a line that is not UTF-8, not JSON, not an object, nested deeper
     than :data:`~oloproof_nb.paths.MAX_DEPTH` levels, holds an escaped lone
     surrogate, lacks ``id``/``input``, has an unknown key or repeats an id — also one
-    that reads as an earlier id (:func:`id_look`: the same once invisible characters
-    are dropped and accents composed): each copy would count as a case of its own,
+    that reads as an earlier id (:func:`key_look`: the same once invisible characters
+    and surrounding spaces are dropped and accents composed): each copy would count as a case of its own,
     and in a table it looks like the first; and one whose ``cluster`` reads as an
     earlier cluster name that differs (the same rule, surrounding spaces dropped too):
     one cluster would count as two; and one whose ``cluster`` reads as nothing (``""``,
@@ -97,7 +97,7 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
     ``content`` (else "") and their copies' (:func:`iter_cases_with_copies`)."""
     path = Path(path)
     seen: dict[str, int] = {}  # id -> its line
-    looks: dict[str, tuple[int, str]] = {}  # id_look(id) -> (line, id), for ids that read otherwise than written
+    looks: dict[str, tuple[int, str]] = {}  # key_look(id) -> (line, id), for ids that read otherwise than written
     clusters = LookAlikes()
     try:
         handle, _ = open_regular(path)
@@ -161,11 +161,15 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
                                         "the case expects the key respelt)")
             if case.id in seen:
                 raise CaseFileError(path, lineno, f"duplicate case id {quote(case.id)} (also line {seen[case.id]})")
-            look = id_look(case.id)
+            # surrounding spaces too: an id is its case's cluster unless it names one, so "x" and "x " were two
+            # clusters shown as one, as two written cluster names that differ so are refused
+            look = key_look(case.id)
             if look in seen or look in looks:
-                earlier = f"{quote(looks[look][1])} at line {looks[look][0]}" if look in looks else quote(look)
+                first = looks[look][1] if look in looks else look
+                earlier = f"{quote(first)} at line {looks[look][0]}" if look in looks else quote(look)
+                why = ID_LOOK_HELP if id_look(first) == id_look(case.id) else LOOK_ALIKE_HELP
                 raise CaseFileError(path, lineno, f"case id {quote(case.id)} reads as the case id {earlier}: they "
-                                    f"differ only in {ID_LOOK_HELP}; give each case an id of its own")
+                                    f"differ only in {why}; give each case an id of its own")
             seen[case.id] = lineno
             if look != case.id:
                 looks[look] = (lineno, case.id)
@@ -295,7 +299,7 @@ class LookAlikes:
     than the evidence supports, ``min_clusters`` met) while every table shows one name; two such criteria are two
     rows of the gate shown as one. In a case file a name written in a case's ``cluster`` is checked against every
     cluster name before it, a case's id standing in as its cluster against the written ones (two ids are held apart
-    by the rule of ids, :func:`id_look`).
+    by the rule of ids, :func:`key_look`).
     """
 
     def __init__(self) -> None:

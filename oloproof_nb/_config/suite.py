@@ -26,9 +26,9 @@ from ..errors import (
 )
 from .cases import (
     RepeatScan,
-    id_look,
     iter_cases,
     iter_cases_with_copies,
+    key_look,
     repeats_warning,
 )
 from .files import LINK_HINT, dangling_link, folder_problem, read_yaml
@@ -545,6 +545,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     suite_file = root / SUITE_FILE
     if not suite_file.exists():  # a directory, FIFO or device: read_yaml refuses it by name
         _refuse_a_broken_link(suite_file)
+        within = _within_a_suite(root)
+        if within:
+            raise ConfigError(root, None, within)
         raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
     config = parse_suite_config(read_yaml(suite_file), suite_file)
     slices_once(config, suite_file)
@@ -562,7 +565,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
                                                   keep=stat_before[0] <= KEEP_CASES_BYTES)
     scan.refuse_globs()
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
-    looks = {look: sid for sid in source_ids if (look := id_look(sid)) != sid} if derived_ids else {}
+    looks = {look: sid for sid in source_ids if (look := key_look(sid)) != sid} if derived_ids else {}
     for i, transform in enumerate(config.metamorphic.transforms):
         clash = sorted(did for did in derived_ids[transform.name] if did in source_ids or did in looks)
         if clash:
@@ -629,6 +632,26 @@ def _old_system(stale: Path, restart: bool) -> str:
     return (f"{stale} changed since this suite was loaded, and the suite holds the system it imported then: a run "
             "would run the old code and cache its replays as the new code's; load the suite again (op.load_suite; "
             "if its system: is in a package or imports the class from another file, restart the process first)")
+
+
+def _within_a_suite(root: Path) -> str:
+    """What the folder ``root``, which holds no oloproof.yaml, is of a suite, and which folder to give instead: a
+    run directory (it holds manifest.json; ``demo/runs/<run_id>``), the suite's folder of runs (``demo/runs``) or
+    another folder of a suite (``demo/labels``); empty for any other folder. ``demo/runs`` was told only that a suite
+    folder holds oloproof.yaml, which the user's suite folder does."""
+    try:
+        if (root / "manifest.json").is_file():
+            suite = root.parent.parent
+            named = f", {str(suite)!r}" if (suite / SUITE_FILE).is_file() else ""
+            return (f"is a run directory (it holds manifest.json), not a suite folder; give the suite folder it was "
+                    f"made from{named} (a run is read by op.load_run, oloproof gate or oloproof report)")
+        if not (root.parent / SUITE_FILE).is_file():
+            return ""
+        runs = root.name == "runs" or any((child / "manifest.json").is_file() for child in root.iterdir())
+    except OSError:  # a folder that cannot be listed: the plain message names it
+        return ""
+    kind = "the suite's folder of runs" if runs else f"a folder of the suite in {str(root.parent)!r}"
+    return f"is {kind}, not a suite folder; give the suite folder {str(root.parent)!r}, which holds oloproof.yaml"
 
 
 def _refuse_a_broken_link(path: Path) -> None:

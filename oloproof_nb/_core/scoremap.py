@@ -102,7 +102,9 @@ def _lookup(score_map: Mapping[Any, Any], value: Any) -> Verdict | None:
 #: What :func:`score_verdict` says of a score it gives no verdict, after ``score <value>``.
 _OFF_SCALE = " is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)"
 _NOT_FINITE = " is not a finite number, so no score"
-_NO_VERDICT = " has no verdict; map it with score_map="
+# no option of the command line maps a score: ``oloproof gate LOG`` was sent to a keyword it cannot give
+_NO_VERDICT = (" has no verdict; map it with score_map= in Python, op.from_inspect(path, score_map=…); the command "
+               "line has none")
 #: What a python check's number is told without a ``pass_threshold``, after ``check returned <value>; ``.
 A_SCORE = ("a number is no verdict: give the check pass_threshold: (the lowest score that passes, 1 for full "
            "credit only), or return True, False, None or a (verdict, reason) pair")

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._config.files import yaml_number
+from .._core.slicespec import MAX_EDGES, NA_BIN
 from ..errors import OloproofError, terminal_text
 from .theme import (
     COLOURS,
@@ -381,6 +382,12 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
         The ``n/a`` bin is drawn only when it holds rows. No line joins bins: the
         table is descriptive, not a trend. The y-axis label gives the level, the
         x-axis label the methods when bins differ.
+
+    Raises
+    ------
+    OloproofError
+        A slice of more than 51 bins besides ``n/a`` (a suite's slices have at most 50 edges): a plot of more
+        cannot be read.
     """
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator
@@ -391,6 +398,13 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     keep = ~((table["bin"] == "n/a") & (table.groupby(["slice", "bin"])["support"].transform("sum") == 0))
     table = table[keep].reset_index(drop=True)
     positions = list(dict.fromkeys(zip(table["slice"], table["bin"], strict=True)))
+    # a slice of a suite has at most MAX_EDGES edges; one of op.slice_table's with 5,000 took minutes to draw, on a
+    # figure whose bins were thinner than a line
+    widest = Counter(name for name, label in positions if label != NA_BIN).most_common(1)
+    if widest and widest[0][1] > MAX_EDGES + 1:
+        raise OloproofError(f"plots.slices: slice {terminal_text(str(widest[0][0]))!r} has {widest[0][1]:,} bins; a "
+                            f"plot shows at most {MAX_EDGES + 1} of a slice (at most {MAX_EDGES} edges, as a suite's "
+                            "slices have), as more cannot be read: slice with fewer edges, or read the table")
     criteria = list(dict.fromkeys(table["criterion"]))
     # as wide as its bins need, up to 40 inches (51 bins of 10 criteria asked for 180)
     ax = _axes(ax, min(40.0, max(6.0, 1.1 * len(positions) * max(1, len(criteria)) ** 0.5 + 2.5)), 4.2)

@@ -10,7 +10,7 @@ import pytest
 from _hostile_files import SPECIAL_KINDS, bounded, make_special
 
 import oloproof_nb as op
-from oloproof_nb._config.cases import id_look, iter_cases, load_cases
+from oloproof_nb._config.cases import id_look, iter_cases, key_look, load_cases
 from oloproof_nb._core.canonical import canonical_json, digest
 from oloproof_nb._core.case import Case, case_digest, derive_case
 from oloproof_nb._core.paths import MAX_DEPTH
@@ -331,6 +331,9 @@ def test_the_same_key_in_two_objects_of_a_line_is_no_duplicate(tmp_path: Path) -
     ("a\tb", "ab"),                # a control character
     ("caf\u00e9", "cafe\u0301"),   # one accent, encoded two ways (NFC)
     ("caf\u00e9", "cafe\u200b\u0301"),  # and with an invisible character between
+    ("c00", "c00 "),               # a trailing space: an id is its case's cluster, and no table shows the space
+    (" c00", "c00"),               # a leading space, the look-alike first
+    ("c00\u200b", "c00 "),         # an invisible character, then a space
 ])
 def test_an_id_that_reads_as_another_is_refused(tmp_path: Path, first: str, second: str) -> None:
     """The same 20 passing cases written three times as c00, c00+U+200B, c00+U+200B+U+200B were 60 clusters:
@@ -342,7 +345,9 @@ def test_an_id_that_reads_as_another_is_refused(tmp_path: Path, first: str, seco
         load_cases(path)
     assert info.value.line == 3 and "give each case an id of its own" in str(info.value)
     assert f"reads as the case id {first!r}" in str(info.value)  # the earlier id, as written
-    assert (" at line 2:" in str(info.value)) == (first != id_look(first))
+    assert (" at line 2:" in str(info.value)) == (first != key_look(first))
+    spaces = id_look(first) != id_look(second)  # they differ in surrounding spaces too, which the message names
+    assert ("surrounding spaces" in str(info.value)) == spaces
 
 
 def test_ids_that_read_differently_are_kept_whatever_their_script(tmp_path: Path) -> None:
@@ -380,6 +385,7 @@ def test_a_line_whose_every_bracket_is_on_its_deepest_path_is_refused_one_above_
     (b"[1, 2]", "expected a JSON object, got a list"),  # what it is, not the first bytes of the line
     (b"7", "expected a JSON object, got a number (7)"),
     (b"nope", "not valid JSON (Expecting value)"),
+    (b'{"id": "b", "input": {},}', "not valid JSON (a comma after the last item, before '}' at column 24)"),
     (b"\xff\xfe", "not UTF-8 text (invalid start byte)"),
 ])
 def test_a_short_line_that_is_no_object_says_what_it_is(tmp_path: Path, line: bytes, words: str) -> None:
@@ -438,18 +444,18 @@ def test_a_cluster_that_reads_as_another_is_refused(tmp_path: Path, first: dict,
 
 
 def test_clusters_that_read_apart_or_ids_alone_are_kept(tmp_path: Path) -> None:
-    """Names a reader sees differ are clusters of their own, a name repeated is one cluster, and two ids that
-    differ only in a trailing space (each its own cluster) are left to the rule of ids, as before."""
+    """Names a reader sees differ are clusters of their own, and a name repeated is one cluster. (Two ids that
+    differ only in a trailing space, each its own cluster, are refused by the rule of ids:
+    :func:`test_an_id_that_reads_as_another_is_refused`.)"""
     lines = [{"id": "a", "input": {"n": 0}, "cluster": "g0"}, {"id": "b", "input": {"n": 1}, "cluster": "G0"},
              {"id": "c", "input": {"n": 2}, "cluster": "g0"}, {"id": "d", "input": {"n": 3}, "cluster": "g\u00e9"},
              {"id": "e", "input": {"n": 4}, "cluster": "ge"}, {"id": "f", "input": {"n": 5}, "cluster": "g\u200b1"},
-             {"id": "g", "input": {"n": 6}, "cluster": "g\u200b1"}, {"id": "x ", "input": {"n": 7}},
-             {"id": "x", "input": {"n": 8}}, {"id": "h", "input": {"n": 9}, "cluster": 1},
-             {"id": "i", "input": {"n": 10}, "cluster": "1"}]
+             {"id": "g", "input": {"n": 6}, "cluster": "g\u200b1"}, {"id": "x", "input": {"n": 8}},
+             {"id": "h", "input": {"n": 9}, "cluster": 1}, {"id": "i", "input": {"n": 10}, "cluster": "1"}]
     path = tmp_path / "cases.jsonl"
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     assert [c.cluster for c in load_cases(path)] == ["g0", "G0", "g0", "g\u00e9", "ge", "g\u200b1", "g\u200b1",
-                                                     "x ", "x", "1", "1"]
+                                                     "x", "1", "1"]
 
 
 # -- expected.state keys that read as a key of initial_state but differ --------------------------------------

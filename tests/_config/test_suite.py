@@ -238,6 +238,27 @@ def test_the_suite_file_given_for_its_folder_is_named_as_a_file(make_suite) -> N
     assert err.message == f"is a file, not a suite folder; give the folder holding oloproof.yaml (e.g. {str(folder)!r})"
 
 
+def test_a_folder_of_a_suite_given_for_the_suite_names_the_suite_folder(make_suite) -> None:
+    """load_suite("demo/runs") (``oloproof run demo/runs``) said only that a suite folder holds oloproof.yaml,
+    which the user's suite folder does: a run directory, the folder of runs and another folder of the suite each
+    say what they are and name the suite folder; a folder of no suite keeps the plain message."""
+    folder = make_suite(CASES)
+    run_dir = folder / "runs" / "20260101T000000Z-0a0b0c"
+    run_dir.mkdir(parents=True)
+    (run_dir / "manifest.json").write_text("{}", encoding="utf-8")
+    (folder / "notes").mkdir()
+    assert _error(folder / "runs").message == (f"is the suite's folder of runs, not a suite folder; give the suite "
+                                               f"folder {str(folder)!r}, which holds oloproof.yaml")
+    assert _error(run_dir).message == (f"is a run directory (it holds manifest.json), not a suite folder; give the "
+                                       f"suite folder it was made from, {str(folder)!r} (a run is read by "
+                                       "op.load_run, oloproof gate or oloproof report)")
+    assert _error(folder / "notes").message == (f"is a folder of the suite in {str(folder)!r}, not a suite folder; "
+                                                f"give the suite folder {str(folder)!r}, which holds oloproof.yaml")
+    assert _error(folder / "notes").file == str(folder / "notes")
+    (folder / "notes" / "inner").mkdir()
+    assert _error(folder / "notes" / "inner").message == "file not found; a suite folder holds oloproof.yaml"
+
+
 def test_system_module_and_attr_missing(make_suite) -> None:
     folder = make_suite(CASES, system="no_such_module_xyz:Scripted")
     err = _error(folder)
@@ -947,9 +968,10 @@ def test_a_flag_is_no_number_of_seconds_and_a_word_is_no_flag() -> None:
     assert ReleaseConfig.model_validate({"allow_approximate_methods": True}).allow_approximate_methods
 
 
-@pytest.mark.parametrize("source_id", ["c1~t", "c1~t\u200b"])
+@pytest.mark.parametrize("source_id", ["c1~t", "c1~t\u200b", "c1~t "])
 def test_a_source_id_that_reads_as_a_derived_one_is_refused(make_suite, source_id: str) -> None:
-    """A case written as the copy's id (or as it, with a zero-width space) stood beside the derived copy."""
+    """A case written as the copy's id (or as it, with a zero-width space or a trailing space) stood beside the
+    derived copy."""
     cases = [*CASES, {"id": source_id, "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
     root = make_suite(cases, evaluators=[{"type": "answer_matches"}],
                       metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",

@@ -78,7 +78,9 @@ def test_nan_is_missing_as_no_score_and_on_no_scale() -> None:
 
 def test_a_reason_quotes_at_most_80_characters_of_the_score() -> None:
     """A 100-character string score: its repr cut to 80 characters (79 and …) in the reason."""
-    assert score_verdict("x" * 100) == ("missing", "score '" + "x" * 78 + "… has no verdict; map it with score_map=")
+    reason = ("score '" + "x" * 78 + "… has no verdict; map it with score_map= in Python, "
+              "op.from_inspect(path, score_map=…); the command line has none")
+    assert score_verdict("x" * 100) == ("missing", reason)
 
 
 def test_a_callable_score_map_that_fails_a_score_says_which() -> None:
@@ -123,7 +125,8 @@ def test_the_reasons_of_scores_without_a_verdict_are_one_kind_each_whatever_the_
 
 @pytest.mark.parametrize("reason", ["scored is not a finite number, so no score",
                                     "score  is not a finite number, so no score",
-                                    "scorecard has no verdict; map it with score_map="])
+                                    "scorecard has no verdict; map it with score_map= in Python, "
+                                    "op.from_inspect(path, score_map=…); the command line has none"])
 def test_a_reason_that_names_no_score_is_its_own_kind(reason: str) -> None:
     """Only ``score <value>`` and the text after it make a score's kind: a reason with no value between them, or a
     word that merely begins with ``score``, is kept as it is."""

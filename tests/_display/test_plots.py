@@ -291,6 +291,26 @@ def test_a_slice_plot_is_as_wide_as_its_bins_need_up_to_40_inches(bins: int, cri
     assert plots.slices(table).figure.get_size_inches()[0] == pytest.approx(width, abs=1e-9)
 
 
+def test_a_slice_of_more_bins_than_a_suite_s_slice_may_have_is_not_plotted() -> None:
+    """A table of op.slice_table with a spec of 5,000 edges took minutes to draw, every bin thinner than a line. A
+    slice of a suite has at most 50 edges (51 bins, and n/a): one bin more is refused in one line naming the slice,
+    before a figure is made; 51 bins and n/a, or two slices of 51 bins each, are drawn."""
+    def table(slices: dict[str, int]) -> pd.DataFrame:
+        rows = [[name, label, "a", 30, 0.7, 0.55, 0.82]
+                for name, bins in slices.items() for label in [*(f"bin {b}" for b in range(bins)), "n/a"]]
+        return pd.DataFrame(rows, columns=["slice", "bin", "criterion", "support", "rate", "ci_low", "ci_high"])
+
+    figures = plt.get_fignums()
+    with pytest.raises(op.OloproofError) as info:
+        plots.slices(table({"tool_calls:1,2": 3, "x:many": 52}))
+    assert str(info.value) == ("plots.slices: slice 'x:many' has 52 bins; a plot shows at most 51 of a slice (at "
+                               "most 50 edges, as a suite's slices have), as more cannot be read: slice with fewer "
+                               "edges, or read the table")
+    assert plt.get_fignums() == figures
+    ax = plots.slices(table({"x:one": 51, "y:two": 51}))
+    assert len(ax.get_xticks()) == 2 * 52
+
+
 def test_a_slice_plot_s_markers_go_round_by_eights_and_start_again_past_forty_criteria() -> None:
     """The 8-colour test tells 10 criteria apart, which a shape changed one criterion early, or a
     square for the first round, also did. By hand: criteria 1-8 discs (the legend's "few clusters" disc too), 9-16

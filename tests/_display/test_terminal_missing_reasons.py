@@ -49,6 +49,9 @@ def test_a_reason_of_none_is_said_as_no_reason_not_as_the_word_none() -> None:
 
 
 OFF_SCALE = "is not in [0, 1]; say which scores pass with pass_threshold= (--pass-threshold)"
+#: No option of the command line maps a score: the reason names the Python call that does, and says so.
+NO_VERDICT = ("has no verdict; map it with score_map= in Python, op.from_inspect(path, score_map=…); the command line "
+              "has none")
 
 
 def test_a_ratings_reasons_are_one_kind_whatever_the_score() -> None:
@@ -58,13 +61,12 @@ def test_a_ratings_reasons_are_one_kind_whatever_the_score() -> None:
     and the other two criteria's reasons were left out as "2 other reasons"."""
     verdicts = [(f"r{i}", 1, "rated", "missing", f"score {value} {OFF_SCALE}")
                 for i, value in enumerate([3, 3, 7, 7, 9])]
-    verdicts += [("r0", 1, "words", "missing", "score 'maybe' has no verdict; map it with score_map="),
+    verdicts += [("r0", 1, "words", "missing", f"score 'maybe' {NO_VERDICT}"),
                  ("r1", 1, "words", "pass", ""), ("r2", 1, "letter", "missing", "the scorer gave no score"),
                  ("r3", 1, "letter", "pass", "")]
     assert missing_verdict_lines(_run(verdicts), width=200) == [
         f"rated: 5 of its 5 verdicts are missing: score … {OFF_SCALE}", f"  e.g. r0: score 3 {OFF_SCALE}",
-        "words: 1 of its 2 verdicts are missing: score … has no verdict; map it with score_map=",
-        "  e.g. r0: score 'maybe' has no verdict; map it with score_map=",
+        f"words: 1 of its 2 verdicts are missing: score … {NO_VERDICT}", f"  e.g. r0: score 'maybe' {NO_VERDICT}",
         "letter: 1 of its 2 verdicts are missing: the scorer gave no score", "  e.g. r2: the scorer gave no score",
         PYTHON]
 
