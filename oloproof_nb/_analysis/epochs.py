@@ -125,10 +125,11 @@ def reduce_epochs(run: Run, reduce: str | Sequence[str] | None = None, release: 
     # pass^k and pass@k count one try once (a replay from the cache, an epoch a system was given in two runs)
     repeated = repeated_rows(run, verdicts, run.criteria if any(r.kind != "mean" for r in reductions) else ())
     counts = epoch_counts(verdicts)
-    by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False)}
+    by_criterion = {name: group for name, group in counts.groupby("criterion", sort=False, observed=True)}
     tries = by_criterion if not repeated.any() else dict(tuple(epoch_counts(verdicts[~repeated]).groupby(
-        "criterion", sort=False)))  # mean stays the gate's: every row
+        "criterion", sort=False, observed=True)))  # mean stays the gate's: every row
     left = verdicts.loc[repeated, "criterion"].value_counts()
+    left = left[left > 0]  # a categorical criterion counts each of its categories, 0 where no row repeats
     if by_case:
         parts = []
         for r in reductions:

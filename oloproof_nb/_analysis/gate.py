@@ -760,7 +760,7 @@ def _reduced(run: Run, cfg: ReleaseConfig) -> dict[str, Any]:
     verdicts = run.verdicts
     repeated = repeated_rows(run, verdicts, wanted)  # one try of the agent counted once (a cache, a given epoch)
     counts = epoch_counts(verdicts[~repeated])
-    groups = dict(tuple(counts.groupby("criterion", sort=False)))
+    groups = dict(tuple(counts.groupby("criterion", sort=False, observed=True)))
     left = verdicts.loc[repeated, "criterion"].value_counts()
     return {c: replace(reduced_sums(groups[c], r), repeated=int(left.get(c, 0))) if c in groups else None
             for c, r in wanted.items()}

@@ -40,24 +40,32 @@ def repeated_rows(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -
     repeated within its case's cluster leaves the interval cluster-robust, and where every case's rows repeat
     alike (each fault replay of the later run from the cache) the rate and interval are as they were; where
     only some cases' replays came from the cache, those cases weigh more, and the rate and interval move.
+
+    The two rules agree on which row is kept: the epoch rule looks only at the rows the cache rule keeps. Pooled
+    with the run whose replays it took listed after it, a run given its epoch lost each fault replay row to the
+    cache rule, and the run it came from lost its own row to the epoch rule (an earlier run of the pool holds the
+    case's epoch), so neither was counted: the fault criterion had no rows (``no_evidence``, and
+    ``op.reduce_epochs`` raised ``KeyError``) where the other order counted each try once.
     """
-    out = _given_epoch_repeats(run, verdicts, criteria)
+    out = np.zeros(len(verdicts), dtype=bool)
     faulted = set(criteria) & set(run.replays["criterion"].astype(str)) if len(run.runs) > 1 else set()
     repeated = run.repeated_replays() if faulted and len(verdicts) else set()
-    if not repeated:
-        return out
-    rows = np.flatnonzero(verdicts["criterion"].astype(str).isin(faulted).to_numpy())
-    part = verdicts.iloc[rows]
-    epochs = part["epoch"] if "epoch" in part.columns else pd.Series(1, index=part.index)
-    keys = zip(part["run_id"].astype(str), part["case_id"].astype(str), epochs.astype(int),
-               part["criterion"].astype(str), strict=True)
-    out[rows] |= np.fromiter((key in repeated for key in keys), dtype=bool, count=len(part))
+    if repeated:
+        rows = np.flatnonzero(verdicts["criterion"].astype(str).isin(faulted).to_numpy())
+        part = verdicts.iloc[rows]
+        epochs = part["epoch"] if "epoch" in part.columns else pd.Series(1, index=part.index)
+        keys = zip(part["run_id"].astype(str), part["case_id"].astype(str), epochs.astype(int),
+                   part["criterion"].astype(str), strict=True)
+        out[rows] = np.fromiter((key in repeated for key in keys), dtype=bool, count=len(part))
+    out |= _given_epoch_repeats(run, verdicts, criteria, out)
     return out
 
 
-def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[str]) -> np.ndarray:
+def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[str],
+                         cached: np.ndarray) -> np.ndarray:
     """Rows of ``criteria`` in a pooled run whose (case, epoch, criterion) an earlier run of the pool (in the pool's
-    order) holds, where the row's own run gave the system's ``run`` its epoch (``manifest.epoch_given``).
+    order) holds, where the row's own run gave the system's ``run`` its epoch (``manifest.epoch_given``). Rows
+    ``cached`` marks (replays the cache gave, repeats already) are neither repeats here nor the row others repeat.
 
     A system that declares ``epoch`` is given it so that it can seed itself per (case, epoch) (README §6b), and
     such a system makes the same tries in every run: two 1-epoch runs of one that fails 6 of 30 cases in epoch 2
@@ -77,7 +85,7 @@ def _given_epoch_repeats(run: Run, verdicts: pd.DataFrame, criteria: Collection[
     # the rows of the criteria asked for, of runs given the epoch: a run whose system drew afresh repeats no one's
     # try, and none of its rows is another's try again
     rows = np.flatnonzero((verdicts["criterion"].astype(str).isin(set(criteria))
-                           & verdicts["run_id"].astype(str).isin(given)).to_numpy())
+                           & verdicts["run_id"].astype(str).isin(given)).to_numpy() & ~cached)
     part = verdicts.iloc[rows]
     keys = pd.DataFrame({"place": part["run_id"].astype(str).map(order).to_numpy(),
                          "case_id": part["case_id"].astype(str).to_numpy(),
@@ -102,7 +110,9 @@ def epoch_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
                           "cluster": verdicts["cluster"],
                           "passes": (verdicts["verdict"] == "pass").astype("int64"),
                           "missing": (verdicts["verdict"] == "missing").astype("int64")})
-    grouped = frame.groupby(["criterion", "case_id"], sort=False)
+    # observed: of a frame whose ids are categorical, the (criterion, case) pairs that have rows (pandas 2 also gave
+    # every other pair of categories, a case of 0 rows: counted in ``cases`` and ``left_out``, too_few_epochs)
+    grouped = frame.groupby(["criterion", "case_id"], sort=False, observed=True)
     out = grouped.agg(cluster=("cluster", "first"), epochs=("passes", "size"), passes=("passes", "sum"),
                       missing=("missing", "sum")).reset_index()
     return out.astype({"epochs": "int64", "passes": "int64", "missing": "int64"})

@@ -1073,6 +1073,26 @@ def test_a_pool_of_runs_given_their_epoch_counts_a_live_replay_once_beside_one_t
     assert "32 row(s) repeat a try another run of the pool holds" in row["reason"]
 
 
+def test_a_pool_of_runs_given_their_epoch_counts_each_replay_once_in_either_order(tmp_path: Path) -> None:
+    """Two runs of the desk, which is given its epoch and recorded so: the first fills the replay cache, the second
+    takes every fault replay from it. Pooled with the second listed first, the cache rule left out its rows (copies
+    of the first run's) and the epoch rule the first run's (the second, earlier in the pool, holds the case's
+    epoch): no row of the fault criterion was left, its gate row read no_evidence and op.reduce_epochs raised
+    KeyError. Each try now counts once in either order: by hand, 3 of 8 cases recover in both epochs."""
+    suite = op.load_suite(recovering_desk_suite(tmp_path / "suite"))
+    first, cached = (op.run(suite, out=tmp_path / name, progress=False) for name in ("first", "cached"))
+    assert first.manifest.epoch_given == cached.manifest.epoch_given == ["run", "replay"]
+    assert cached.replays["cached"].all() and not first.replays["cached"].any()
+    hand = sum(_recovers(n, 1) and _recovers(n, 2) for n in range(8))
+    for order in ((first, cached), (cached, first)):
+        pooled = op.load_runs([r.directory for r in order])
+        row = _reduced_row(pooled, "pass^2")
+        assert (row["n"], row["passed"], row["rate"]) == (8, hand, hand / 8)
+        assert "16 row(s) repeat a try another run of the pool holds" in row["reason"]
+        table = op.reduce_epochs(pooled, reduce="pass^2").set_index("criterion")
+        assert (table.loc[RECOVERS, "cases"], table.loc[RECOVERS, "rate"]) == (8, hand / 8)
+
+
 def test_a_live_replay_is_never_a_repeat_whatever_its_time(desk_runs: dict[str, op.Run],
                                                            one_time_runs: tuple[op.Run, op.Run]) -> None:
     """A replay was told apart by (case, criterion, captured_at) alone, so live replays that share a

@@ -70,3 +70,25 @@ def test_a_value_a_hair_below_one_is_not_counted_at_one() -> None:
     assert 1 - 1 / math.comb(20, 10) > 0.999  # the design: a value within 0.001 of 1
     assert rs.sums.tolist() == pytest.approx([1 - 1 / math.comb(20, 10), 1.0], abs=1e-15)
     assert (rs.cases_at_one, rs.failing_clusters) == (1, 1)
+
+
+def test_a_frame_of_categorical_ids_reduces_only_the_cases_that_have_rows(two_epochs: op.Run) -> None:
+    """A verdicts frame whose ids are categorical (``astype("category")``, as a large frame is often kept), less one
+    case: its category stays. Grouped on all categories (pandas 2's default), the case without rows was reduced as a
+    case of 0 epochs, counted in the mean's ``cases`` and in pass^2's ``left_out``, and the gate read pass^2
+    too_few_epochs; each criterion's category was counted as rows left out as repeats ("0 row(s) repeat a try").
+    By hand, over the 7 cases left: pass^2 is the share passing both epochs."""
+    run = op.load_run(two_epochs.directory)  # its own frames: the module's run stays as it was
+    verdicts = run.verdicts.astype({"criterion": "category", "case_id": "category"})
+    run.verdicts = verdicts[verdicts["case_id"] != "c7"]
+    passes = [sum(coin_answers_right(f"c{i}", p, e) for e in (1, 2)) for i, p in enumerate(P[:7])]
+    table = op.reduce_epochs(run).set_index("reduce")
+    assert table["cases"].tolist() == [7, 7, 7] and table["left_out"].tolist() == [0, 0, 0]
+    assert table.loc["pass^2", "rate"] == pytest.approx(sum(c == 2 for c in passes) / 7, abs=1e-12)
+    assert table.loc["mean", "rate"] == pytest.approx(sum(passes) / 14, abs=1e-12)
+    assert not table["reason"].str.contains("repeat").any()
+    by_case = op.reduce_epochs(run, reduce="pass^2", by_case=True)
+    assert sorted(by_case["case_id"].astype(str)) == [f"c{i}" for i in range(7)]
+    release = {"criteria": {"answer_matches": {"threshold": 0.01, "reduce": "pass^2"}}}
+    row = op.gate(run, release=release).table.set_index("criterion").loc["answer_matches"]
+    assert row["n"] == 7 and "too_few_epochs" not in row["reason"]
