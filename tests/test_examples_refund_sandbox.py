@@ -81,6 +81,19 @@ def test_a_column_the_table_has_not_is_refused_not_left_out(desk_module: ModuleT
         sandbox.reset({"orders": {"ord-001": {"status": "delivered", "amount": 40.0, "paymnet": "card_expired"}}})
 
 
+
+@pytest.mark.parametrize(("state", "message"), [
+    # the row's text was read as its columns: "unknown columns in state orders.ord-001: ['d', 'e', 'i', 'l', ...]"
+    ({"orders": {"ord-001": "delivered"}}, r"state orders\.ord-001: expected an object of columns, got str"),
+    # "AttributeError: 'list' object has no attribute 'items'", naming no table
+    ({"orders": ["ord-001"]}, r"state orders: expected an object of rows keyed by order_id, got list"),
+])
+def test_a_table_or_row_that_is_no_object_is_refused_by_name(desk_module: ModuleType, state: dict[str, Any],
+                                                             message: str) -> None:
+    sandbox = desk_module.Sandbox()
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        sandbox.reset(state)
+
 DESK = '''
 from refund_desk import RefundDesk
 

@@ -123,6 +123,29 @@ def test_a_reset_leaves_nothing_of_the_case_before_on_the_connection(tmp_path: P
         first.execute("SELECT 1")
 
 
+
+@pytest.mark.parametrize(("change", "message"), [
+    # a typo: the rows were never loaded, and the agent was judged to have deleted them ("1 unexpected change:
+    # customer.C99.credit" on a case whose agent did the task)
+    ({"customer": {"C99": {"credit": 5.0}}},
+     r"unknown tables in state: \['customer'\]; allowed: \['customers', 'orders'\]"),
+    ({"orders": ["W1001"]}, r"state orders: expected an object of rows keyed by order_id, got list"),
+    ({"customers": {"C01": 0.0}}, r"state customers\.C01: expected an object of columns, got float"),
+    # the key given again moved the row: C01's credit was loaded as C09's
+    ({"customers": {"C01": {"customer_id": "C09", "credit": 0.0}}},
+     r"state customers\.C01: 'customer_id' is the row's key, given by its name; leave it out of the row"),
+])
+def test_a_state_the_shop_cannot_hold_is_refused_by_name_not_loaded_otherwise(
+        tmp_path: Path, change: dict[str, Any], message: str) -> None:
+    from oloproof_nb._config.imports import import_system
+
+    desk = import_system(init_example("wrapped-benchmark", tmp_path / "wb"), "shop_desk:ShopDesk")()
+    state = {**op.load_cases(EXAMPLE / "cases.jsonl")[0].initial_state, **change}
+    before = desk.env.db
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        desk.reset(state)
+    assert desk.env.db is before  # the desk keeps the database it held
+
 def test_the_example_run_counted_by_hand(tmp_path: Path) -> None:
     run = op.run(init_example("wrapped-benchmark", tmp_path / "wb"), out=tmp_path / "run", progress=False)
     sources = {str(t["task_id"]) for t in TASKS}

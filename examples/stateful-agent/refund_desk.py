@@ -85,7 +85,13 @@ class Sandbox:
         if unknown:
             raise ValueError(f"unknown tables in state: {sorted(unknown)}; allowed: {sorted(COLUMNS)}")
         for table, cols in COLUMNS.items():
-            for key, row in state.get(table, {}).items():
+            rows = state.get(table, {})
+            if not isinstance(rows, dict):
+                raise ValueError(f"state {table}: expected an object of rows keyed by order_id, got "
+                                 f"{type(rows).__name__}")
+            for key, row in rows.items():
+                if not isinstance(row, dict):  # a text's letters were listed as unknown columns
+                    raise ValueError(f"state {table}.{key}: expected an object of columns, got {type(row).__name__}")
                 if set(row) - set(cols):  # left out of the database, it would be judged gone
                     raise ValueError(f"unknown columns in state {table}.{key}: {sorted(set(row) - set(cols))}; "
                                      f"allowed: {list(cols)}")

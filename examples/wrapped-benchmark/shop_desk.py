@@ -25,8 +25,28 @@ def by_key(data: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
 
 
 def as_rows(state: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """A state as the benchmark's tables: the other way round from :func:`by_key`."""
-    return {table: [{key: name, **row} for name, row in state.get(table, {}).items()] for table, key in KEYS.items()}
+    """A state as the benchmark's tables: the other way round from :func:`by_key`.
+
+    A table the shop has not (``"customer"`` for ``"customers"``) is refused, not left out: left out, a case's rows
+    were never loaded, and the agent was judged to have deleted them. So is a row that is not an object of its
+    columns, or one that gives its key column again (it would move the row under another key).
+    """
+    unknown = sorted(set(state) - set(KEYS))
+    if unknown:
+        raise ValueError(f"unknown tables in state: {unknown}; allowed: {list(KEYS)}")
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for table, key in KEYS.items():
+        given = state.get(table, {})
+        if not isinstance(given, dict):
+            raise ValueError(f"state {table}: expected an object of rows keyed by {key}, got {type(given).__name__}")
+        for name, row in given.items():
+            if not isinstance(row, dict):
+                raise ValueError(f"state {table}.{name}: expected an object of columns, got {type(row).__name__}")
+            if key in row:
+                raise ValueError(f"state {table}.{name}: {key!r} is the row's key, given by its name; leave it out of "
+                                 "the row")
+        rows[table] = [{key: name, **row} for name, row in given.items()]
+    return rows
 
 
 class RecordingEnv:
@@ -64,9 +84,10 @@ class ShopDesk(op.RecordedAgent):
     def reset(self, state: dict[str, Any]) -> None:
         # a new database each case, by the benchmark's own constructor and loader: what a case left on the connection
         # besides its rows (a TEMP trigger, an ATTACHed database, a write never committed) dies with it
+        rows = as_rows(state)  # a table the shop has not is refused before a database is opened
         fresh = ShopEnv({})
-        try:  # a state the tables refuse (a row without its key, a value SQLite cannot store) closes the new one
-            fresh.load(as_rows(state))
+        try:  # a state the tables refuse (a column they have not, a value SQLite cannot store) closes the new one
+            fresh.load(rows)
         except BaseException:
             fresh.db.close()
             raise

@@ -49,7 +49,8 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     something that is not a trajectory leaves status ``error`` (the full
     traceback kept in the record); one that exceeds the timeout leaves
     ``timeout``; either way every verdict is ``missing`` with the reason, and
-    the caller continues on a fresh system instance.
+    the caller continues on a fresh system instance, as it does after a case
+    whose replay raised (what the raise left on the instance outlives a reset).
     """
     settings.note_case(case.id, case.epoch, False)
     running = abandoned_calls()  # those still running from earlier cases: the ones this case leaves are the others
@@ -96,7 +97,7 @@ def _execute_case(case: Case, index: int, system: Any, settings: RunSettings,
     record = _record(case, index, status, error, trace, started, duration, stored, env, result, settings.run_id)
     if abandoned or timed_out:  # no run of this process may give it to a case while those calls run
         note_abandoned(system, [thread for thread in abandoned_calls() if thread not in running])
-    return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ENDED,
+    return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ENDED or live.replay_raised,
                        abandoned_call=abandoned or timed_out)
 
 

@@ -179,6 +179,11 @@ class LiveCase:
     #: here for the case: another fault's control there is the live one just stored, taken from the cache, and
     #: its faulted replay in the cache is still of that other world.
     live_controls: set[int] = field(default_factory=set)
+    #: A replay of this case ran on the instance and raised (or returned what is not a trajectory): the next case
+    #: runs on a fresh instance, as after a case that raised. What the raise left on this one (a transaction the
+    #: agent opened on its own connection, the lock it holds) outlives the sandbox's reset: the next case's reset
+    #: met ``database is locked``, an error of a case whose agent never ran.
+    replay_raised: bool = False
 
     def abandon(self, timeout: CaseTimeout) -> None:
         """A call of this case timed out: later replays and observations of the case are not run on this
@@ -227,6 +232,8 @@ class LiveCase:
                              from_cache=change is None or checkpoint not in self.live_controls)
         if change is None and not replay.cached:
             self.live_controls.add(checkpoint)
+        if replay.error is not None and not replay.cached:
+            self.replay_raised = True
         return replay
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,

@@ -227,7 +227,8 @@ class FaultRecovery(Evaluator):
     replay that is not the recording up to the checkpoint with the fault result
     there (a ``replay()`` that ignores ``change``) is ``missing``
     (``fault_not_applied: …``); a replay that
-    raises is ``missing`` (``replay_raised: …``), and one that exceeds
+    raises is ``missing`` (``replay_raised: …``; the next case runs on a fresh
+    system instance, as after a case that raised), and one that exceeds
     ``case_timeout_s`` is ``missing`` (``timeout: …``) and the system instance is
     replaced; the case's later replays are not run on it (its call may still be
     running there) and are ``missing`` (``timeout: not run: …``). A run given one

@@ -228,6 +228,9 @@ def test_a_raising_replay_is_missing_and_the_run_goes_on(tmp_path: Path, side_ch
     assert {v for k, (v, _) in _verdicts(run, "c1").items() if k != FAULT_CRITERION} == {"pass"}
     for cid in ("c0", "c2"):
         assert _verdicts(run, cid)[FAULT_CRITERION][0] == "pass"
+    built, ran = _events(side_channel)  # what the raise left on its instance never reaches the next case
+    assert len(built) == 2
+    assert ran["c0"] == ran["c1"] == built[0] and ran["c2"] == built[1]
 
 
 def test_a_replay_returning_what_cannot_be_stored_is_missing(tmp_path: Path, side_channel: Path) -> None:
