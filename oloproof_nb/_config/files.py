@@ -551,7 +551,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(path, None, f"not valid YAML{where}: {clip(what)}") from None
+        # PyYAML's words for a tab say what it found, not what goes there (a tab after a value, or one that indents)
+        fix = "; YAML takes no tab there: indent and separate with spaces" if "'\\t'" in what else ""
+        raise ConfigError(path, None, f"not valid YAML{where}: {clip(what)}{fix}") from None
     except RecursionError:
         raise ConfigError(path, None, "not valid YAML: nested too deeply") from None
     except YamlNumberProblem as exc:

@@ -12,7 +12,7 @@ from .._core.paths import parse_pattern
 from .._core.slicespec import MAX_EDGES, parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import ConfigError, SliceSpecError, quote, quote_value
-from .cases import LOOK_ALIKE_HELP, LookAlikes
+from .cases import LOOK_ALIKE_HELP, LookAlikes, key_look
 from .files import a_number, config_error
 from .validators import ValidatorName, ValidatorSpec, check_evaluator_validators, check_import_spec
 
@@ -40,7 +40,7 @@ class Transform(BaseModel):
     field: str | None = Field(default=None, min_length=1)
     state_path: str | None = Field(default=None, min_length=1)
     template: str
-    validity_labels: str
+    validity_labels: str = Field(min_length=1)
     minimum_validity: Annotated[float, a_number("a share between 0 and 1")] = Field(ge=0, le=1)
 
     @field_validator("template")
@@ -203,6 +203,20 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
         except SliceSpecError as exc:
             raise ConfigError(file, f"slices[{i}]", str(exc)) from None
     return config
+
+
+def criteria_named(config: SuiteConfig, file: str | Path) -> None:
+    """Refuse a ``criterion`` that reads as nothing (``""``, blank space, invisible characters): the gate's row and
+    release.yaml's key of a name no one can read or write (``criterion: ""`` stood for the default name, unsaid).
+    Checked when a suite folder is loaded, not when a stored run's configuration is read: a run made before keeps
+    opening."""
+    for i, ev in enumerate(config.evaluators):
+        if ev.criterion is not None and not key_look(ev.criterion):
+            key = "name" if ev.type == "python" else "criterion"  # a python check's criterion is written 'name'
+            raise ConfigError(file, f"evaluators[{i}].{key}",
+                              f"{quote(ev.criterion)} reads as nothing, and every table and release.yaml name the "
+                              f"check by it; give it a name, or leave '{key}' out for the default "
+                              f"({quote(ev.default_criterion())})")
 
 
 def slices_once(config: SuiteConfig, file: str | Path) -> None:

@@ -12,11 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import quote, quote_value, validation_problem, value_kind
 from .canonical import canonical_json, digest
+from .jsonsafe import copy_json
 from .paths import ABSENT, find_paths, format_path, get_path, parse_path, parse_pattern
 from .receipts import OutcomeContract
 
 __all__ = ["Case", "Expected", "case_digest", "content_digest", "case_and_content", "case_content_and_copies",
-           "case_from_mapping", "derive_case", "inject_state", "DIGEST_KEYS", "CASE_KEYS"]
+           "case_from_mapping", "case_copy", "derive_case", "inject_state", "DIGEST_KEYS", "CASE_KEYS"]
 
 #: Keys of a case line that make up its digest (when the case has them).
 DIGEST_KEYS: tuple[str, ...] = ("id", "input", "initial_state", "expected", "outcome")
@@ -360,6 +361,31 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
         return Case.model_validate(fields)
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None
+
+
+def case_copy(case: Case) -> Case:
+    """A copy of ``case`` whose every dict and list is its own (:func:`~.jsonsafe.copy_json`), with the same fields
+    set: the same :meth:`Case.digest_fields`, so the same digest and the same derived copies.
+
+    ``Case`` is frozen, but the dicts it holds are not: an edit of a case in place (``case.input["message"] =
+    ...``, ``case.expected.state.clear()``) changes every holder of those dicts. ``model_copy(update=...)`` would
+    copy them but mark every field as set (an ``initial_state`` the line never wrote would join the digest fields).
+
+    Examples
+    --------
+    >>> case = case_from_mapping({"id": "c1", "input": {"m": "hi"}, "expected": {"state": {"a": 1}}})
+    >>> twin = case_copy(case)
+    >>> twin.input["m"] = "edited"; twin.expected.state["a"] = 2; twin.initial_state["b"] = 3
+    >>> case.input, case.expected.state, case.initial_state
+    ({'m': 'hi'}, {'a': 1}, {})
+    >>> case_copy(case).digest_fields() == case.digest_fields()  # no initial_state: the line gave none
+    True
+    """
+    exp = case.expected
+    expected = Expected.model_construct(set(exp.model_fields_set), answer=copy_json(exp.answer),
+                                        state=copy_json(exp.state), has_answer=exp.has_answer)
+    values = {name: copy_json(value) for name, value in case if name != "expected"}
+    return Case.model_construct(set(case.model_fields_set), **values, expected=expected)
 
 
 def _check_outcome(outcome: Any) -> None:

@@ -162,7 +162,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
         store.close()
         _end_workers(pool, exc)
         raise
-    pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(), k))
+    pending = ((index, case) for index, case in enumerate(with_epochs(suite.iter_cases(copies=False), k))
                if (case.id, case.epoch) not in done)
     recorded = False  # every case run recorded: the workers are then told to stop after the run is stamped finished
     stopped_by: BaseException | None = None  # what stopped the run before then (ends the workers: _end_workers)
@@ -356,7 +356,8 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
         n = len(in_flight.started)  # workers > 1: which of them ended it is not known
         reason = died_reason("process running the system",
                              str(in_flight.how) + (f"; {n} case runs were in flight in it" if n > 1 else ""))
-        for index, case in enumerate(with_epochs(suite.iter_cases(), epochs) if in_flight.started else ()):
+        cases = with_epochs(suite.iter_cases(copies=False), epochs) if in_flight.started else ()
+        for index, case in enumerate(cases):
             key = (case.id, case.epoch)
             if key in in_flight.started and key not in done:
                 at = in_flight.started[key]

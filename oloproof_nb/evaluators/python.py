@@ -19,6 +19,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .._config.files import a_number, yaml_number
 from .._config.validators import check_import_spec
+from .._core.case import case_copy
 from .._core.evaluator import CaseContext, Evaluation, Evaluator, Scope, register
 from .._core.jsonsafe import copy_json
 from .._core.records import VerdictRow
@@ -194,9 +195,8 @@ class PythonCheck(Evaluator):
             return self.missing(ctx.failure or "no_trajectory")
         if ctx.run is None:
             return self.missing("a python check needs a live run (nothing to call it with)")
-        case = ctx.case.model_copy(update={name: copy_json(value) for name, value in ctx.case})  # each field its own
-        call = ctx.run.call_check(self.check, case, copy_json(ctx.case.initial_state), copy_json(ctx.state),
-                                  ctx.trajectory.model_copy(deep=True))
+        call = ctx.run.call_check(self.check, case_copy(ctx.case), copy_json(ctx.case.initial_state),
+                                  copy_json(ctx.state), ctx.trajectory.model_copy(deep=True))
         if call.error is not None:
             base = self.verdict("missing", f"{CHECK_RAISED}: {call.error}")
             row: CheckVerdictRow = {"criterion": base["criterion"], "evaluator": base["evaluator"],

@@ -442,6 +442,26 @@ def test_a_yaml_syntax_error_names_its_line(tmp_path: Path) -> None:
     assert str(info.value) == f"{path}: not valid YAML at line 3: mapping values are not allowed here"
 
 
+@pytest.mark.parametrize(("text", "line"), [
+    ("name: s\nevaluators:\n\t- {type: answer_matches}\n", 3),  # a tab that indents
+    ("name: s\t\nsystem: m:S\n", 1),                              # a tab after a value (an editor's, unseen)
+    ("name:\ts\n", 1),                                              # a tab after the colon
+])
+def test_a_tab_yaml_takes_nowhere_says_to_use_spaces(tmp_path: Path, text: str, line: int) -> None:
+    """PyYAML's words for a tab said what it found (``found character '\\t' that cannot start any token``), never
+    what goes there: the line now says to indent and separate with spaces. The line of each tab counted by hand."""
+    path = tmp_path / "oloproof.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        read_yaml(path)
+    assert str(info.value) == (f"{path}: not valid YAML at line {line}: found character '\\t' that cannot start any "
+                               "token; YAML takes no tab there: indent and separate with spaces")
+    path.write_text(text.replace("\t", "  "), encoding="utf-8")
+    assert read_yaml(path)["name"] == "s"
+    path.write_text('name: "a\tb"\ntemplate: "{value}\t!"\n', encoding="utf-8")  # a tab inside quotes is text
+    assert read_yaml(path) == {"name": "a\tb", "template": "{value}\t!"}
+
+
 def test_a_link_that_leads_to_a_file_is_no_dangling_link(tmp_path: Path) -> None:
     # a run folder under a linked parent (/tmp on macOS), a release.yaml that is a link to the real one: nothing to
     # name
