@@ -128,10 +128,11 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
 
 
 def _trailing_comma(exc: Any) -> str:
-    """``a comma after the last item, before '}' at column 8`` for a :class:`json.JSONDecodeError` of a comma before a
+    """``a comma after the last item at column 8, before '}'`` for a :class:`json.JSONDecodeError` of a comma before a
     closing bracket, else "". Python 3.13 says "Illegal trailing comma before end of object" at the comma; before
     it, "Expecting property name enclosed in double quotes" (or "Expecting value", in a list) at the bracket, which
-    sent a user looking for a quote that was there."""
+    sent a user looking for a quote that was there. The position is the comma's, its line too in a text of several
+    lines (a contract file): "before '}' at column 8" read as the bracket's column, on a line not named."""
     doc, at = exc.doc, exc.pos
     if not isinstance(doc, str):
         return ""
@@ -145,7 +146,8 @@ def _trailing_comma(exc: Any) -> str:
     if close not in ("}", "]"):
         return ""
     column = comma - doc.rfind("\n", 0, comma)  # of the comma, 1-based, on its own line
-    return f"a comma after the last item, before {close!r} at column {column}"
+    line = f"line {doc.count(chr(10), 0, comma) + 1}, " if "\n" in doc.rstrip("\n") else ""
+    return f"a comma after the last item at {line}column {column}, before {close!r}"
 
 
 def parse_problem(exc: ValueError | RecursionError) -> str:

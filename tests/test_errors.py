@@ -253,15 +253,17 @@ def test_a_refused_parse_is_worded_the_same_on_every_python() -> None:
     assert parse_problem(ValueError("something else: details")) == "something else"
 
 
-@pytest.mark.parametrize(("text", "close", "comma"), [('{"a": 1,}', "}", 7), ('[1, 2 ,  ]', "]", 6),
-                                                     ('{"a": [1,],}', "]", 8), ('{"b": 2,\n}', "}", 7)])
-def test_a_trailing_comma_is_named_so_on_every_python(text: str, close: str, comma: int) -> None:
+@pytest.mark.parametrize(("text", "close", "comma", "where"), [
+    ('{"a": 1,}', "}", 7, "column 8"), ('[1, 2 ,  ]', "]", 6, "column 7"), ('{"a": [1,],}', "]", 8, "column 9"),
+    ('{"b": 2,\n}', "}", 7, "line 1, column 8"), ('{\n  "a": 1,\n  "b": 2,\n}\n', "}", 20, "line 3, column 9")])
+def test_a_trailing_comma_is_named_so_on_every_python(text: str, close: str, comma: int, where: str) -> None:
     """Python before 3.13 says "Expecting property name enclosed in double quotes" (or "Expecting value") at the
     closing bracket, sending a user to look for a quote; 3.13 says "Illegal trailing comma" at the comma. Both read
-    as the comma it is, at its column (counted by hand: ``comma`` is its 0-based index)."""
+    as the comma it is, at its place (counted by hand: ``comma`` is its 0-based index), its line named in a text of
+    several lines, where the bracket is on another line."""
     with pytest.raises(json.JSONDecodeError) as decode:
         json.loads(text)
-    said = f"a comma after the last item, before {close!r} at column {comma + 1}"
+    said = f"a comma after the last item at {where}, before {close!r}"
     assert parse_problem(decode.value) == said
     kind = "object" if close == "}" else "array"
     as_on_313 = json.JSONDecodeError(f"Illegal trailing comma before end of {kind}", text, comma)

@@ -249,9 +249,11 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     except KeyTwice as exc:
         raise ContractFileError(f"{path}: key {quote(exc.args[0])} appears twice") from None
     except json.JSONDecodeError as exc:
-        raise ContractFileError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
-        ) from None
+        # a trailing comma is named so, at the comma, as on every Python (3.12 sent the user to look for a quote,
+        # at the bracket); any other error at the decoder's place
+        problem = parse_problem(exc)
+        where = f" (line {exc.lineno}, column {exc.colno})" if problem == exc.msg else ""
+        raise ContractFileError(f"{path}: not valid JSON{where}: {problem}") from None
     except RecursionError:
         raise ContractFileError(f"{path}: not valid JSON: nested too deeply") from None
     except ValueError as exc:  # a number of more than 4300 digits

@@ -648,6 +648,8 @@ def _within_a_suite(root: Path) -> str:
     run directory (it holds manifest.json; ``demo/runs/<run_id>``), the suite's folder of runs (``demo/runs``) or
     another folder of a suite (``demo/labels``); empty for any other folder. ``demo/runs`` was told only that a suite
     folder holds oloproof.yaml, which the user's suite folder does."""
+    if root.name in ("", ".."):  # "." and "..": the folder above is not their parent part ("." again, or the suite)
+        root = Path(os.path.abspath(root))
     try:
         if (root / "manifest.json").is_file():
             suite = root.parent.parent

@@ -106,7 +106,8 @@ def _text(value: Any) -> str | None:
 
 #: ``hidden(j, path)``: whether ``fits`` leaves the leaf at ``path`` of actual element ``j`` uncompared.
 Hidden = Callable[[int, Keys], bool]
-#: Text leaves of an expected element tried as its anchor; paths an :class:`_Anchors` indexes at most.
+#: Text leaves, and number leaves, of an expected element tried as its anchor; paths of text leaves, and of number
+#: leaves, an :class:`_Anchors` indexes at most.
 _ANCHOR_TRIES = 4
 _ANCHOR_PATHS = 32
 
@@ -143,7 +144,9 @@ class _Anchors:
     a subclass of ``int`` or ``float``, or a hidden leaf (before, elements that named only numbers, ``{"amount":
     5}`` expected in ``{"amount": 5, "ok": true}``, asked ``fits`` of every pair: 16 s for a list of 1,000 in
     ``subset`` mode). Each path's index is built on first use; of an element's first :data:`_ANCHOR_TRIES`
-    leaves the one with the fewest candidates is used.
+    text leaves and first :data:`_ANCHOR_TRIES` number leaves the one with the fewest candidates is used (counted
+    together, four numbers that many elements share, ``{"qty": 1, "paid": true, ...}``, kept a text that tells the
+    elements apart from being tried, and the check asked ``fits`` of nearly every pair).
     """
 
     def __init__(self, act: Sequence[Any], hidden: Hidden | None, numbers: bool = False) -> None:
@@ -151,10 +154,12 @@ class _Anchors:
         self._hidden = hidden
         self._numbers = numbers
         self._index: dict[tuple[Keys, bool], tuple[dict[str, list[int]], list[int]]] = {}
+        self._built = {True: 0, False: 0}  # paths indexed, of text leaves and of number leaves
 
     def _at(self, path: Keys, text: bool) -> tuple[dict[str, list[int]], list[int]] | None:
         found = self._index.get((path, text))
-        if found is None and len(self._index) < _ANCHOR_PATHS:
+        if found is None and self._built[text] < _ANCHOR_PATHS:
+            self._built[text] += 1
             exact: dict[str, list[int]] = {}
             loose: list[int] = []
             for j, element in enumerate(self._act):
@@ -181,9 +186,13 @@ class _Anchors:
     def candidates(self, element: Any) -> list[int] | None:
         """The actual indexes ``element`` may fit, ascending; None when it has no leaf to go by."""
         best: list[int] | None = None
-        for n, (path, is_text, text) in enumerate(_text_leaves(element, self._numbers)):
-            if n == _ANCHOR_TRIES:
-                break
+        tried = {True: 0, False: 0}  # texts and numbers counted apart: a text is never passed over for numbers
+        for path, is_text, text in _text_leaves(element, self._numbers):
+            if tried[is_text] == _ANCHOR_TRIES:
+                if tried[not is_text] == _ANCHOR_TRIES or not self._numbers:
+                    break
+                continue
+            tried[is_text] += 1
             index = self._at(path, is_text)
             if index is None:
                 continue

@@ -350,7 +350,10 @@ def preview(value: Any, limit: int = 160) -> str:
     >>> preview({"b": 1, "a": 2}), preview("x" * 10, limit=5), preview(10 ** 5000)
     ('{"a": 2, "b": 1}', '"xxx…', '<int of 16610 bits>')
     """
-    text = _preview_text(value, limit)
+    return _cut(_preview_text(value, limit), limit)
+
+
+def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -380,17 +383,31 @@ def contrast(value: Any, other: Any, limit: int = 160) -> str:
     >>> contrast("a", "b", 12), contrast("x" * 20, "x" * 20, 12)
     ('"a"', '"xxxxxxxxxx…')
     """
-    shown = preview(value, limit)
-    if shown != preview(other, limit) or limit < 8:
+    text, peer = _preview_text(value, limit), _preview_text(other, limit)  # each value written once
+    shown = _cut(text, limit)
+    if shown != _cut(peer, limit) or limit < 8:
         return shown
-    text, peer = _preview_text(value, limit), _preview_text(other, limit)
-    at = next((i for i, (a, b) in enumerate(zip(text, peer, strict=False)) if a != b), min(len(text), len(peer)))
+    at = _first_difference(text, peer)
     if text == peer or at < limit - 1:  # equal texts, or a difference the previews show already
         return shown
     # two thirds of the room before the difference, or as much as the longer text leaves: one place on both sides
     start = min(at - (limit - 2) * 2 // 3, max(len(text), len(peer)) - (limit - 1))
     window = "…" + text[start:start + limit - 1]
     return window if start + limit - 1 >= len(text) else window[: limit - 1] + "…"
+
+
+def _first_difference(text: str, peer: str) -> int:
+    """The first index where ``text`` and ``peer`` differ (the shorter one's length where it begins the other),
+    found by halving the span still in doubt, each half compared as one slice: a character at a time, two texts of
+    10 MB that differ at their end took 8 s a row of a panel."""
+    low, high = 0, min(len(text), len(peer))  # text[:low] == peer[:low]; the first difference is at high or before
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text[low:middle] == peer[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _json_default(value: Any) -> Any:

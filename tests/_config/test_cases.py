@@ -385,7 +385,7 @@ def test_a_line_whose_every_bracket_is_on_its_deepest_path_is_refused_one_above_
     (b"[1, 2]", "expected a JSON object, got a list"),  # what it is, not the first bytes of the line
     (b"7", "expected a JSON object, got a number (7)"),
     (b"nope", "not valid JSON (Expecting value)"),
-    (b'{"id": "b", "input": {},}', "not valid JSON (a comma after the last item, before '}' at column 24)"),
+    (b'{"id": "b", "input": {},}', "not valid JSON (a comma after the last item at column 24, before '}')"),
     (b"\xff\xfe", "not UTF-8 text (invalid start byte)"),
 ])
 def test_a_short_line_that_is_no_object_says_what_it_is(tmp_path: Path, line: bytes, words: str) -> None:

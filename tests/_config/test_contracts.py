@@ -259,3 +259,14 @@ def test_of_two_unknown_keys_in_a_command_validator_the_first_written_is_named(t
     missing ``command`` it stands for, pydantic lists the missing key first and the unknown ones after)."""
     path = _write(tmp_path, json.dumps({**MINIMAL, "validator": {"comand": ["python3", "check.py"], "argv": ["x"]}}))
     assert _error(path).endswith("; 'comand' is not one of its keys")
+
+
+def test_a_trailing_comma_in_a_contract_is_named_at_the_comma(tmp_path: Path) -> None:
+    """A contract written by hand over several lines, a comma left after its last key: Python before 3.13 said
+    "Expecting property name enclosed in double quotes" at the bracket (line 4, column 1), and the user looked for a
+    quote that was there. Counted by hand: the comma ends line 3, ``  "expected_sha256": null,``, at column 26."""
+    text = '{\n  "artifact_id": "report",\n  "expected_sha256": null,\n}\n'
+    path = _write(tmp_path, text)
+    assert _error(path) == f"{path}: not valid JSON: a comma after the last item at line 3, column 26, before '}}'"
+    assert _error(_write(tmp_path, '{\n  "artifact_id": }\n')) == (f"{path}: not valid JSON (line 2, column 18): "
+                                                                   "Expecting value")

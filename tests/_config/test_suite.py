@@ -1073,3 +1073,15 @@ def test_a_quoted_number_of_oloproof_yaml_is_refused(settings: dict[str, Any], k
                               "without quotes)")
     assert parse_suite_config({"name": "x", "system": "m:S", "case_timeout_s": 30}).case_timeout_s == 30.0
 
+
+
+def test_a_folder_given_as_dot_or_dot_dot_is_placed_by_where_it_is(make_suite, monkeypatch) -> None:
+    """``oloproof run ..`` in a suite folder was called "a folder of the suite in '.'" (the parent of ``..`` read
+    as ``.``, which holds oloproof.yaml), and ``oloproof run .`` in its runs folder was given the plain message."""
+    folder = make_suite(CASES)
+    (folder / "runs").mkdir()
+    monkeypatch.chdir(folder)
+    assert _error(Path("..")).message == "file not found; a suite folder holds oloproof.yaml"
+    monkeypatch.chdir(folder / "runs")
+    assert _error(Path(".")).message == (f"is the suite's folder of runs, not a suite folder; give the suite folder "
+                                         f"{str(folder)!r}, which holds oloproof.yaml")

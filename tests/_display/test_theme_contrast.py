@@ -41,3 +41,29 @@ def test_an_object_that_differs_in_a_late_key_is_shown_at_that_key() -> None:
 def test_values_whose_previews_differ_or_whose_texts_are_equal_are_shown_as_preview_shows_them(value: object,
                                                                                               other: object) -> None:
     assert contrast(value, other, 12) == preview(value, 12)
+
+
+def test_each_value_is_written_once_a_contrast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A panel row shows two contrasts of values that may be megabytes of text: each wrote both values twice (as a
+    preview, then again for the window), eight ``json.dumps`` a row where four do."""
+    import json
+
+    written: list[object] = []
+    real = json.dumps
+
+    def counted(value: object, **kwargs: object) -> str:
+        written.append(value)
+        return real(value, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(json, "dumps", counted)
+    a, b = "x" * 1000 + "A", "x" * 1000 + "B"
+    assert (contrast(a, b, 12), contrast(b, a, 12)) == ('…xxxxxxxxxA"', '…xxxxxxxxxB"')
+    assert written == [a, b, b, a]
+
+
+@pytest.mark.parametrize(("text", "peer", "at"), [("", "", 0), ("abc", "abc", 3), ("abc", "abd", 2), ("abc", "ab", 2),
+                                                  ("b", "a", 0), ("x" * 999 + "y", "x" * 1000, 999)])
+def test_the_first_difference_is_found_by_its_index(text: str, peer: str, at: int) -> None:
+    from oloproof_nb._display.theme import _first_difference
+
+    assert _first_difference(text, peer) == _first_difference(peer, text) == at
