@@ -9,6 +9,7 @@ library goes through :func:`warn_at_caller`, which names the user's line.
 from __future__ import annotations
 
 import os
+import re
 import reprlib
 import sys
 import warnings
@@ -102,6 +103,8 @@ _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 3, 8, 8, 6, 8
 _REPR.maxstring = _REPR.maxother = QUOTE_LIMIT
 _REPR.maxlong = 40
+#: A line break of a repr with the blanks around it (:func:`quote`).
+_LAYOUT_BREAK = re.compile(r"[ \t]*[\r\n]+[ \t]*")
 
 
 def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
@@ -124,7 +127,9 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
         text = _REPR.repr(value)
     except Exception:  # noqa: BLE001 - a repr that raises (a huge int) is described instead
         text = f"<int of {value.bit_length()} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
-    return clip(text, limit)
+    # a repr over several lines (a pandas Series, a 2-D array) kept on one: a text's own line breaks are escaped
+    # by its repr, so only an object's layout is joined
+    return clip(_LAYOUT_BREAK.sub(" ", text), limit)
 
 
 def _trailing_comma(exc: Any) -> str:

@@ -112,8 +112,9 @@ class ReleaseConfig(BaseModel):
                 try:
                     reductions[name] = parse_reduce(rule["reduce"]).text
                 except ValueError:
-                    raise ValueError(f"{format_loc(('criteria', name, 'reduce'))}: {quote(rule['reduce'])} is not "
-                                     f"a reduction; allowed: {REDUCE_HELP}") from None
+                    # in the file's words: ``reduce:`` left empty is null, ``reduce: yes`` true (not None, True)
+                    raise ValueError(f"{format_loc(('criteria', name, 'reduce'))}: {quote_value(rule['reduce'])} is "
+                                     f"not a reduction; allowed: {REDUCE_HELP}") from None
         return {**data, "criteria": criteria, "reductions": reductions}
 
     @field_validator("method", "unclustered_method", mode="before")

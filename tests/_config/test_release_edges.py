@@ -458,3 +458,27 @@ def test_a_yaml_boolean_is_no_threshold(tmp_path: Path, word: str) -> None:
     shown = "false" if word == "no" else "true"
     assert str(err.value) == (f"{path}: criteria: threshold of 'answer_matches' must be a number between 0 and 1, "
                               f"got {shown}")
+
+
+@pytest.mark.parametrize(("written", "shown"), [("", "null"), ("yes", "true"), ("[pass^2]", "['pass^2']")])
+def test_a_reduce_that_is_no_text_is_named_in_the_file_s_words(tmp_path: Path, written: str, shown: str) -> None:
+    """``reduce:`` left empty reads as null and ``reduce: yes`` as true: the message quoted them as Python's None and
+    True, words the file does not hold; it now gives them as every other value of release.yaml is given."""
+    path = tmp_path / "release.yaml"
+    path.write_text(f"criteria:\n  a: {{threshold: 0.8, reduce: {written}}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value).startswith(f"{path}: criteria.a.reduce: {shown} is not a reduction; allowed: mean, ")
+
+
+def test_a_threshold_given_as_a_series_is_refused_in_one_line() -> None:
+    """A threshold picked from a frame (``t.loc[t.name == "a", "min"]``) is a pandas Series, refused as no number; its
+    repr runs over two lines (``0    0.8`` then ``dtype: float64``), and the message did too."""
+    import pandas as pd
+
+    with pytest.raises(ConfigError) as err:
+        parse_release({"criteria": {"a": pd.Series([0.8])}})
+    message = str(err.value)
+    assert "\n" not in message
+    assert message == ("release.yaml: criteria: threshold of 'a' must be a number between 0 and 1, "
+                       "got 0    0.8 dtype: float64")
