@@ -76,6 +76,8 @@ class Observing(Writer):
             return path if path.exists() else None
         if how == "none":
             return None
+        if how == "text":  # the path as a str, as os.path.join gives it
+            return str(ARTIFACTS / FILES[artifact_id][0])
         if how == "dict":
             return {{"artifact_id": artifact_id, "observed_at": now.isoformat(), "modified_at": now.isoformat(),
                     "validator": "schema", "validator_exit_code": 0}}

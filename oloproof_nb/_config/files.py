@@ -32,7 +32,7 @@ from ..errors import ConfigError, clip, decode_byte, decode_line, parse_problem,
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error",
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error", "user_keys",
            "refuse_internal_keys", "dangling_link", "file_above", "folder_problem", "lone_surrogate", "open_regular",
            "read_regular", "read_yaml", "keys_once", "a_number", "plain_number", "text_number", "yaml_number",
            "float_text"]
@@ -308,6 +308,12 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
             yield from _models_in(arg)
     elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
         yield annotation
+
+
+def user_keys(model: type[BaseModel]) -> list[str]:
+    """The top-level keys a user may write in the file ``model`` validates, in the model's order (no internal
+    field)."""
+    return _allowed_keys(model, ("",))
 
 
 def _allowed_keys(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:

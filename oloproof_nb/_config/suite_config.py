@@ -13,7 +13,8 @@ from .._core.slicespec import MAX_EDGES, parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import ConfigError, SliceSpecError, quote, quote_value
 from .cases import LOOK_ALIKE_HELP, LookAlikes, key_look
-from .files import a_number, config_error
+from .files import a_number, config_error, user_keys
+from .release import ReleaseConfig
 from .validators import ValidatorName, ValidatorSpec, check_evaluator_validators, check_import_spec
 
 __all__ = ["MAX_EPOCHS", "Transform", "Metamorphic", "SuiteConfig", "parse_suite_config", "SUITE_FILE"]
@@ -183,7 +184,16 @@ def _parse_evaluators(raw: Any, file: str | Path) -> list[Evaluator]:
 
 
 def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> SuiteConfig:
-    """Validate an oloproof.yaml mapping; every error names the file and the key."""
+    """Validate an oloproof.yaml mapping; every error names the file and the key.
+
+    A key of release.yaml written here (``criteria``, ``min_clusters``) is refused naming release.yaml, where the
+    gate reads it, rather than as a misspelling of one of this file's keys.
+    """
+    suite_keys, release_keys = user_keys(SuiteConfig), user_keys(ReleaseConfig)
+    for key in raw:
+        if key in release_keys and key not in suite_keys:
+            raise ConfigError(file, key, "a setting of the release gate, not of the suite: move it to release.yaml in "
+                                         f"the suite folder; allowed here: {', '.join(suite_keys)}")
     evaluators = _parse_evaluators(raw.get("evaluators"), file)
     try:
         config = SuiteConfig.model_validate({**raw, "evaluators": evaluators})

@@ -763,7 +763,7 @@ def collect_evidence(contract: OutcomeContract, system: Any, *, call: Callable[[
                 return None, f"observe() returned invalid evidence: {key or 'evidence'}: {message}"
             return _system_evidence(evidence)
         return None, (f"observe() returned {type(result).__name__}; expected Evidence, a dict of its fields, "
-                      "a path or None")
+                      "a pathlib.Path (a str is not read as a path) or None")
     located = locator_path(contract, suite_root)
     if located is not None:
         return _observe_path(contract, located, EVIDENCE_SOURCE, validators, timeout_s, suite_root,

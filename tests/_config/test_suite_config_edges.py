@@ -72,3 +72,23 @@ def test_a_misspelt_key_of_the_metamorphic_section_is_refused_with_the_keys_allo
         parse_suite_config({**BASE, "metamorphic": metamorphic})
     assert info.value.key == key
     assert str(info.value) == f"oloproof.yaml: {key}: unknown key; allowed: {allowed}"
+
+
+@pytest.mark.parametrize(("key", "value"), [("criteria", {"answer_matches": 0.8}), ("allow_approximate_methods", True),
+                                            ("min_clusters", 5), ("confidence", 0.9)])
+def test_a_gate_setting_in_oloproof_yaml_names_release_yaml(key: str, value: object) -> None:
+    """The gate's thresholds live in release.yaml beside oloproof.yaml. Written into oloproof.yaml, a key of
+    release.yaml was refused as a misspelling, listing oloproof.yaml's keys, none of which sets a threshold."""
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({**BASE, key: value})
+    assert info.value.key == key
+    assert str(info.value) == (f"oloproof.yaml: {key}: a setting of the release gate, not of the suite: move it to "
+                               "release.yaml in the suite folder; allowed here: name, system, cases, evaluators, "
+                               "metamorphic, slices, validators, case_timeout_s, tool_errors, isolation, epochs")
+
+
+def test_an_unknown_key_that_is_no_gate_setting_lists_the_keys_of_oloproof_yaml() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_suite_config({**BASE, "evaluator": []})
+    assert str(info.value) == ("oloproof.yaml: evaluator: unknown key; allowed: name, system, cases, evaluators, "
+                               "metamorphic, slices, validators, case_timeout_s, tool_errors, isolation, epochs")

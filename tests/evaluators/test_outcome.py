@@ -291,6 +291,9 @@ def test_a_system_that_observes_its_artifacts_is_not_judged_by_the_file_at_the_l
         ("invalid", "unverified", None, "unverified: observe() returned invalid evidence: observed_at"),
         ("raise", "unverified", None, "unverified: observe() raised OSError"),
         ("int", "unverified", None, "unverified: observe() returned int"),
+        # "a path" read as a str: the reason says which kind of path is taken
+        ("text", "unverified", None, "unverified: observe() returned str; expected Evidence, a dict of its fields, "
+                                     "a pathlib.Path (a str is not read as a path) or None"),
     ],
 )
 def test_what_observe_returns(outcome_suite: Callable[..., Path], observe: str, status: str,
