@@ -557,8 +557,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         if within:
             raise ConfigError(root, None, within)
         raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
-    config = parse_suite_config(read_yaml(suite_file), suite_file)
-    criteria_named(config, suite_file)
+    raw = read_yaml(suite_file)
+    config = parse_suite_config(raw, suite_file)
+    criteria_named(config, suite_file, raw)
     slices_once(config, suite_file)
     release_file = Path(release) if release is not None else root / RELEASE_FILE
     _refuse_a_broken_link(release_file)  # it was read as no release.yaml: a run gated nothing, exit 1

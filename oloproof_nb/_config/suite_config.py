@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -215,14 +216,18 @@ def parse_suite_config(raw: dict[str, Any], file: str | Path = SUITE_FILE) -> Su
     return config
 
 
-def criteria_named(config: SuiteConfig, file: str | Path) -> None:
+def criteria_named(config: SuiteConfig, file: str | Path, raw: Mapping[str, Any] | None = None) -> None:
     """Refuse a ``criterion`` that reads as nothing (``""``, blank space, invisible characters): the gate's row and
     release.yaml's key of a name no one can read or write (``criterion: ""`` stood for the default name, unsaid).
     Checked when a suite folder is loaded, not when a stored run's configuration is read: a run made before keeps
-    opening."""
+    opening. ``raw``: the mapping ``config`` was parsed from, to name the key as written (a python check takes
+    ``name`` or ``criterion``)."""
+    listed = raw.get("evaluators") if raw is not None else None
     for i, ev in enumerate(config.evaluators):
         if ev.criterion is not None and not key_look(ev.criterion):
-            key = "name" if ev.type == "python" else "criterion"  # a python check's criterion is written 'name'
+            given = listed[i] if isinstance(listed, list) and i < len(listed) else None
+            written = "criterion" if isinstance(given, Mapping) and "criterion" in given else "name"
+            key = written if ev.type == "python" else "criterion"  # a python check's criterion may be written 'name'
             raise ConfigError(file, f"evaluators[{i}].{key}",
                               f"{quote(ev.criterion)} reads as nothing, and every table and release.yaml name the "
                               f"check by it; give it a name, or leave '{key}' out for the default "

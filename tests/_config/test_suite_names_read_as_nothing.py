@@ -46,6 +46,22 @@ def test_a_python_check_s_blank_name_is_named_as_written(make_suite: Callable[..
     assert info.value.key == "evaluators[0].name" and "leave 'name' out for the default ('done')" in str(info.value)
 
 
+def test_a_python_check_s_blank_criterion_is_named_as_written(make_suite: Callable[..., Path],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A python check takes ``criterion`` as well as ``name``: the key written is the one named (the message said
+    ``evaluators[0].name`` and to leave 'name' out, in a file with no 'name')."""
+    folder = make_suite(CASES, evaluators=[{"type": "python", "criterion": "", "check": "checks:done"}])
+    (folder / "checks.py").write_text("def done(case, initial_state, final_state, trajectory):\n    return True\n",
+                                      encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        op.load_suite(folder)
+    assert info.value.key == "evaluators[0].criterion"
+    assert "leave 'criterion' out for the default ('done')" in str(info.value)
+    assert main(["run", str(folder), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "evaluators[0].criterion" in err and "'name'" not in err
+
+
 def test_a_named_criterion_and_a_stored_run_s_configuration_still_load(make_suite: Callable[..., Path]) -> None:
     """A criterion with a name loads; a stored run's configuration is not checked again (a run made before keeps
     opening), as for a slice listed twice."""
