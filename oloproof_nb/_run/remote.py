@@ -15,6 +15,7 @@ import queue
 import socket
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import BrokenExecutor, CancelledError, Executor, Future
 from dataclasses import dataclass, field
@@ -146,7 +147,7 @@ class _BatchStopped(OloproofError):
 
 def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[int, Case]], run_id: str,
                   version: str | None, fingerprint: str | None, cache: bool = True,
-                  seen: list[Any] | None = None) -> tuple[list[CaseRecord], list[ReplayRecord]]:
+                  seen: list[Any] | None = None, call: str = "") -> tuple[list[CaseRecord], list[ReplayRecord]]:
     """Executed on a worker: load the suite from its folder once per process, run a batch of cases.
 
     Systems are built on the worker from the suite's own ``system`` and kept in a per-process pool, so concurrent
@@ -155,7 +156,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     since changed) is released and replaced, and one whose batch escaped (the worker's Ctrl-C, oloproof's own
     error) is released, never pooled. Replays are returned with the records (the caller appends them).
     ``seen``: the artifact versions other workers' cases were shown (:meth:`ShownArtifacts.entries`), noted here
-    first.
+    first. ``call``: unused here; it tells one ``op.run`` call's tasks from another's (:func:`run_on_executor`).
     """
     wanted = (version, fingerprint)
     held = _remote_suite(suite_root, digests, wanted)
@@ -247,6 +248,10 @@ def run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[in
     case raised the user's error (:class:`_BatchStopped`), stops it once the records of the cases it ran are
     yielded."""
     root = str(suite.root)
+    # Dask keys a task by its arguments: the same batch sent by a resume had the key of the batch the stopped call
+    # lost, and while anything held that call's futures (a notebook holds the last error) the scheduler gave the
+    # resume its KilledWorker back without running a case
+    call = uuid.uuid4().hex
 
     shown = settings.shown  # noted from every batch's receipts, handed to the batch with the next case of each artifact
 
@@ -255,7 +260,7 @@ def run_on_executor(executor: Executor, suite: Suite, pending: Iterable[tuple[in
         try:
             return executor.submit(_remote_batch, root, dict(suite.digests), batch, settings.run_id,
                                    settings.system_version, settings.code_fingerprint, settings.cache is not None,
-                                   seen)
+                                   seen, call)
         except BrokenExecutor as exc:  # a worker of a process pool died since the last batch was sent
             raise _executor_failed(batch, exc, store, settings) from exc
         except RuntimeError as exc:  # shut down before the run was done with it

@@ -392,6 +392,32 @@ def test_dask_runs_a_batch_whose_worker_died_again(make_suite: Any, tmp_path: Pa
     assert sorted(ran) == ["c0", "c0", "c1", "c1", "c2", "c2", "c3"]
 
 
+def test_a_resume_runs_again_the_batch_a_dask_worker_lost(make_suite: Any, tmp_path: Path, dask_client: Any) -> None:
+    """The README's advice after a lost worker: ``resume=True`` on a running executor. Held as a notebook holds the
+    last error, the stopped run's futures kept its lost batch on the scheduler, and Dask gives a task submitted with
+    the same arguments the same key: the resume got that batch's ``KilledWorker`` back without running a case.
+    ``allowed-failures`` 0 on the module's scheduler: the first loss stops the run."""
+    root = dying_suite(make_suite, "once", at=2, n=4)
+    out = tmp_path / "run"
+
+    def allowed_failures(n: int, dask_scheduler: Any) -> int:
+        before, dask_scheduler.allowed_failures = dask_scheduler.allowed_failures, n
+        return int(before)
+
+    default = dask_client.run_on_scheduler(allowed_failures, 0)
+    try:
+        with pytest.raises(OloproofError) as stopped:
+            op.run(root, executor=dask_client.get_executor(), chunk_size=4, out=out, progress=False)
+        assert "KilledWorker" in str(stopped.value) and "'c0' to 'c3' (4 case runs)" in str(stopped.value)
+        run = op.run(root, executor=dask_client.get_executor(), chunk_size=4, out=out, resume=True, progress=False)
+    finally:
+        dask_client.run_on_scheduler(allowed_failures, default)
+    assert sorted(run.cases["case_id"]) == ["c0", "c1", "c2", "c3"] and set(run.cases["status"]) == {"completed"}
+    # c0 to c2 ran in the lost batch and again in the resume; c2 ended its process once (a hand count)
+    assert sorted((root / "effects.log").read_text(encoding="utf-8").split()) == ["c0", "c0", "c1", "c1", "c2", "c2",
+                                                                                 "c3"]
+
+
 def test_an_executor_shut_down_is_one_line(make_suite: Any, tmp_path: Path) -> None:
     """An executor the user shut down (before the run, or during it) refuses the next batch: one line, not an
     internal error blamed on oloproof_nb."""
