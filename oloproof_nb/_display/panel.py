@@ -20,6 +20,26 @@ __all__ = ["CasePanel", "UNSCORED_NOTE"]
 UNSCORED_NOTE = ("scored by no criterion: labeled invalid, and its transform is checked (op.validity(run)); what its "
                  "checks found below counts in no verdict")
 
+#: Rows shown of each of the panel's lists that grow with the case (steps, unexpected changes, compared paths): a
+#: state check of a table of 100,000 rows wrote a panel of 14 MB of HTML and 6 MB of text into the notebook cell. The
+#: attributes hold every row; the compared paths that failed are shown before those that matched.
+SHOWN = 500
+
+
+def _first_shown(rows: pd.DataFrame) -> pd.DataFrame:
+    """At most :data:`SHOWN` of the compared paths ``rows``, in their order: those not ``ok`` first picked."""
+    if len(rows) <= SHOWN:
+        return rows
+    matched = [not pd.isna(ok) and bool(ok) for ok in rows["ok"]]
+    picked = sorted(sorted(range(len(rows)), key=lambda i: matched[i])[:SHOWN])  # stable: failed first, in order
+    return rows.iloc[picked]
+
+
+def _more(total: int, what: str, attribute: str) -> str:
+    """``… and 99,500 more compared paths: see panel.comparisons`` for a list cut to :data:`SHOWN`; ``""`` when
+    it is whole."""
+    return f"… and {total - SHOWN:,} more {what}: see panel.{attribute}" if total > SHOWN else ""
+
 
 def _flag(value: Any) -> bool | None:
     """A boolean cell as True / False, or None when it is NA."""
@@ -214,23 +234,29 @@ class CasePanel:
             lines.append(f"  error: {self.error}")
         if self.unexpected:
             lines.append("  unexpected changes:")
-            for u in self.unexpected:
+            for u in self.unexpected[:SHOWN]:
                 before, after = contrast(u["before"], u["after"], 60), contrast(u["after"], u["before"], 60)
                 lines.append(f"    {u['criterion']}: {u['path']} {before} -> {after}")
+            if len(self.unexpected) > SHOWN:
+                lines.append(f"    {_more(len(self.unexpected), 'unexpected changes', 'unexpected')}")
         for trace in [self.traceback] + [r.get("traceback") for r in self.replay_records]:
             if trace:
                 lines += ["  traceback:"] + [f"    {line}" for line in trace.rstrip().splitlines()]
-        for s in self.steps.to_dict("records"):  # a message's recorded model call is named as the replays name it
+        for s in self.steps.head(SHOWN).to_dict("records"):  # a message's model call is named as the replays name it
             step = s if s["kind"] == "tool_call" else {**s, "name": s["tool"] if isinstance(s["tool"], str) else None}
             lines.append(f"  [{s['step']}] {step_text(step)}")
+        if len(self.steps) > SHOWN:
+            lines.append(f"  {_more(len(self.steps), 'steps', 'steps')}")
         for v in self.verdicts.itertuples():
             lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}".rstrip())  # no reason: no space
         for criterion, text in self.tracebacks:
             lines.append(f"  traceback of {criterion}:")
             lines += [f"    {line}" for line in text.rstrip().splitlines()]
-        for c in self.comparisons.itertuples():
+        for c in _first_shown(self.comparisons).itertuples():
             lines.append(f"    {'ok ' if c.ok else 'BAD'} {c.criterion}: {c.path} expected "
                          f"{contrast(c.expected, c.actual, 60)} actual {contrast(c.actual, c.expected, 60)}")
+        if len(self.comparisons) > SHOWN:
+            lines.append(f"    {_more(len(self.comparisons), 'compared paths', 'comparisons')}")
         lines += self._replay_lines()
         if self.partners:
             lines.append("  pair partners:")
@@ -276,7 +302,11 @@ class CasePanel:
         return lines
 
     def _repr_html_(self) -> str:
-        return render("panel.html", p=self, steps=self.steps.to_dict("records"),
-                      verdicts=self.verdicts.to_dict("records"), comparisons=self.comparisons.to_dict("records"),
+        return render("panel.html", p=self, steps=self.steps.head(SHOWN).to_dict("records"),
+                      more_steps=_more(len(self.steps), "steps", "steps"), unexpected=self.unexpected[:SHOWN],
+                      more_unexpected=_more(len(self.unexpected), "unexpected changes", "unexpected"),
+                      verdicts=self.verdicts.to_dict("records"),
+                      comparisons=_first_shown(self.comparisons).to_dict("records"),
+                      more_comparisons=_more(len(self.comparisons), "compared paths", "comparisons"),
                       replays=self.replay_views(), partners=self.partner_rows() if self.partners else [],
                       highlight=HIGHLIGHT, unscored_note=UNSCORED_NOTE)
