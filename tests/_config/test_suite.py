@@ -259,6 +259,19 @@ def test_a_folder_of_a_suite_given_for_the_suite_names_the_suite_folder(make_sui
     assert _error(folder / "notes" / "inner").message == "file not found; a suite folder holds oloproof.yaml"
 
 
+def test_a_folder_of_runs_is_named_so_by_its_runs_or_by_its_name(make_suite) -> None:
+    """Runs written with ``out=`` into a folder of the suite the user named (``demo/trials``) make it a folder of
+    runs, as ``demo/runs`` is; and ``demo/runs`` before any run is there is the folder of runs by its name."""
+    folder = make_suite(CASES)
+    run_dir = folder / "trials" / "20260101T000000Z-0a0b0c"
+    run_dir.mkdir(parents=True)
+    (run_dir / "manifest.json").write_text("{}", encoding="utf-8")
+    (folder / "runs").mkdir()
+    for runs in (folder / "trials", folder / "runs"):
+        assert _error(runs).message == (f"is the suite's folder of runs, not a suite folder; give the suite folder "
+                                        f"{str(folder)!r}, which holds oloproof.yaml")
+
+
 def test_system_module_and_attr_missing(make_suite) -> None:
     folder = make_suite(CASES, system="no_such_module_xyz:Scripted")
     err = _error(folder)

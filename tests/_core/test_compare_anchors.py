@@ -265,3 +265,33 @@ def test_number_leaves_past_the_tries_are_not_written(monkeypatch: pytest.Monkey
     # hand count: four number paths tried (id, scores.k0, scores.k1, scores.k2), each indexed over the 50 actual
     # elements once, and each of the 50 expected elements writes its four leaves tried: 4 * 50 + 50 * 4
     assert len(written) == 400
+
+
+def test_a_number_subclass_in_the_state_is_a_candidate_whatever_its_text() -> None:
+    """A state built with NumPy or an ``IntEnum`` holds numbers of a subclass, which the comparison finds equal
+    to the plain number (``values_equal(2.5, numpy.float64(2.5))``): an element anchored by its number still
+    fits them, as an element anchored by its text fits a ``str`` subclass."""
+    import enum
+
+    import numpy as np
+
+    class Code(enum.IntEnum):
+        OK = 5
+
+    unordered = {"t": ListMatch("unordered")}
+    rows = compare_state({"t": [{"amount": 2.5}]}, {"t": [{"amount": np.float64(2.5), "ok": True}]}, "subset",
+                         lists=unordered)
+    assert [(path, want, float(got), bool(ok)) for path, want, got, ok in rows] == [("t.0.amount", 2.5, 2.5, True)]
+    rows = compare_state({"t": [{"code": 5}]}, {"t": [{"code": Code.OK, "ok": True}]}, "subset", lists=unordered)
+    assert rows == [("t.0.code", 5, Code.OK, True)]
+
+
+def test_a_path_holding_a_text_in_one_element_and_a_number_in_another_anchors_each_by_its_own_kind() -> None:
+    """Hand count: ``{"v": "x"}`` sits in the second actual element and ``{"v": 5}`` in the first; the number 5 is
+    no text ``"5"``, and the text ``"x"`` no number, so each kind of leaf at ``v`` has an index of its own."""
+    rows = compare_state({"t": [{"v": "x"}, {"v": 5}]}, {"t": [{"v": 5, "w": 1}, {"v": "x", "w": 2}]}, "subset",
+                         lists={"t": ListMatch("unordered")})
+    assert rows == [("t.1.v", "x", "x", True), ("t.0.v", 5, 5, True)]
+    rows = compare_state({"t": [{"v": "5"}, {"v": 5}]}, {"t": [{"v": 5, "w": 1}, {"v": "5", "w": 2}]}, "subset",
+                         lists={"t": ListMatch("unordered")})
+    assert rows == [("t.1.v", "5", "5", True), ("t.0.v", 5, 5, True)]

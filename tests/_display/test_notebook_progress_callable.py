@@ -50,6 +50,22 @@ def test_a_progress_callable_that_raises_stops_the_run_in_one_line_naming_it_and
     assert sorted(run.cases.case_id) == ["c0", "c1", "c2", "c3"]
 
 
+def test_a_progress_callable_that_raises_an_error_of_any_kind_is_named_the_same_way(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A bar closed under the run (an ``AttributeError`` of its own), not only a ``ValueError``."""
+    suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
+
+    def progress(done: int, total: int) -> None:
+        if done == 1:
+            raise AttributeError("'NoneType' object has no attribute 'update'")
+
+    with pytest.raises(OloproofError) as caught:
+        op.run(suite, out=tmp_path / "run", progress=progress)
+    assert not isinstance(caught.value, InternalError)
+    assert str(caught.value) == ("progress: the callable given raised AttributeError: 'NoneType' object has no "
+                                 "attribute 'update' when called with (1, 4); the run stopped there")
+
+
 def test_a_progress_callable_of_the_baseline_that_raises_is_named_the_same_way(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
     suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))

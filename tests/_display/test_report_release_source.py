@@ -58,9 +58,24 @@ def test_a_suite_with_release_yaml_keeps_its_own_file_named_and_no_note(make_sui
     assert "no criterion" not in text
 
 
+def test_a_release_yaml_written_since_the_run_started_is_named_as_there_now(make_suite: Any, tmp_path: Path,
+                                                                          plots_not_encoded: None) -> None:
+    run = _suite_run(make_suite, tmp_path, release=None)
+    path = run.suite_root / "release.yaml"
+    path.write_text("criteria:\n  answer_matches: 0.5\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match="differs from the release settings run"):
+        text = _text(write_report(run, tmp_path / "r.md"))
+    assert f"{path}: there was none when the run started, so no criterion is gated; it is there now: give it" in text
+    assert "write one listing" not in text
+
+
+@pytest.mark.parametrize("own", [{"criteria": {"answer_matches": 0.5}}, None])
 def test_a_release_file_given_that_names_no_criterion_is_named(make_suite: Any, tmp_path: Path,
-                                                               plots_not_encoded: None) -> None:
-    run = _suite_run(make_suite, tmp_path, release={"criteria": {"answer_matches": 0.5}})
+                                                               plots_not_encoded: None,
+                                                               own: dict[str, Any] | None) -> None:
+    """Whether or not the suite had a release.yaml as the run started: the file given is the one that names no
+    criterion."""
+    run = _suite_run(make_suite, tmp_path, release=own)
     empty = tmp_path / "empty.yaml"
     empty.write_text("min_clusters: 20\n", encoding="utf-8")
     text = _text(write_report(run, tmp_path / "r.md", release=empty))

@@ -37,7 +37,8 @@ def test_an_object_that_differs_in_a_late_key_is_shown_at_that_key() -> None:
 
 
 @pytest.mark.parametrize(("value", "other"), [("a", "b"), (1, 1.0), ("x" * 100, "x" * 100), (ABSENT, "x" * 100),
-                                              ("x" * 100, ABSENT), ([1, 2], [1, 2, 3])])
+                                              ("x" * 100, ABSENT), ([1, 2], [1, 2, 3]), ("x" * 10, "x" * 20),
+                                              ("x" * 20, "x" * 10)])
 def test_values_whose_previews_differ_or_whose_texts_are_equal_are_shown_as_preview_shows_them(value: object,
                                                                                               other: object) -> None:
     assert contrast(value, other, 12) == preview(value, 12)
@@ -67,3 +68,19 @@ def test_the_first_difference_is_found_by_its_index(text: str, peer: str, at: in
     from oloproof_nb._display.theme import _first_difference
 
     assert _first_difference(text, peer) == _first_difference(peer, text) == at
+
+
+def test_a_text_that_fits_beside_a_longer_one_is_shown_whole() -> None:
+    """``"x" * 10`` is 12 characters as JSON, as many as the cut at 12 keeps: shown whole, though its text and the
+    longer one's first differ at index 11 (its closing quote), the last the other's preview keeps."""
+    assert contrast("x" * 10, "x" * 20, 12) == '"' + "x" * 10 + '"'
+    assert contrast("x" * 20, "x" * 10, 12) == '"' + "x" * 10 + "…"
+
+
+def test_two_texts_that_differ_at_the_first_character_the_cut_drops_are_shown_from_their_difference() -> None:
+    """The JSON texts first differ at index 11 (the opening quote and ten ``x``), the first character a cut at 12
+    drops: both previews read ``"xxxxxxxxxx…``. The window starts (12 - 2) * 2 // 3 = 6 characters before it."""
+    a, b = "x" * 10 + "A" + "y" * 20, "x" * 10 + "B" + "y" * 20
+    assert preview(a, 12) == preview(b, 12)
+    assert contrast(a, b, 12) == "…" + "x" * 6 + "A" + "y" * 3 + "…"
+    assert contrast(b, a, 12) == "…" + "x" * 6 + "B" + "y" * 3 + "…"

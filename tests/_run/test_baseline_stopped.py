@@ -54,6 +54,23 @@ def test_a_baseline_a_bug_stopped_says_to_run_it_again_and_a_resume_of_it_is_ref
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the note needs BaseException.add_note")
+def test_a_baseline_stopped_by_its_progress_callable_notes_its_folder_and_to_run_it_again(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """A progress callable of the user's that raises stops the baseline in an error naming no folder: its note says
+    where the stopped baseline is and to run it again, as for a Ctrl-C."""
+    suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
+    out = tmp_path / "idle"
+
+    def progress(done: int, total: int) -> None:
+        if done == 2:
+            raise ValueError("the bar is gone")
+
+    with pytest.raises(op.OloproofError, match="progress: the callable given raised") as caught:
+        op.baseline(suite, out=out, progress=progress)
+    assert getattr(caught.value, "__notes__", None) == [f"the run is in {out}; {AGAIN}"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="the note needs BaseException.add_note")
 def test_a_baseline_stopped_by_a_ctrl_c_notes_its_folder_and_to_run_it_again(
         make_suite: Callable[..., Path], tmp_path: Path) -> None:
     suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))

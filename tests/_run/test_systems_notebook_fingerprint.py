@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from oloproof_nb._run.systems import code_fingerprint, replay_fingerprint
 
 
@@ -153,12 +155,15 @@ def test_a_method_or_function_typed_into_a_cell_and_assigned_leaves_the_system_u
         del sys.modules[name]
 
 
-def test_a_method_assigned_from_another_file_counts_by_that_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("prefix", ["fixes", "namedtuple_fixes"])
+def test_a_method_assigned_from_another_file_counts_by_that_file(tmp_path: Path, prefix: str) -> None:
     """``Desk.act = fixes.act`` (a file outside the suite folder, imported in a notebook), or a static method of
-    it: the fingerprint is not the unpatched desk's, and changes when ``fixes.py`` is edited."""
+    it: the fingerprint is not the unpatched desk's, and changes when ``fixes.py`` is edited. A file whose name
+    starts as the namespace ``collections`` gives a named tuple's ``__new__`` (``namedtuple_``) is a file all the
+    same."""
     name = f"desk_{tmp_path.name}"
     module = _module_in(tmp_path, name, DESK_FILE)
-    fixes_name = f"fixes_{tmp_path.name}"
+    fixes_name = f"{prefix}_{tmp_path.name}"
     try:
         desk = module.Desk
         plain = _fingerprint(desk(), desk)
