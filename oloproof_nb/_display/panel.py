@@ -20,9 +20,10 @@ __all__ = ["CasePanel", "UNSCORED_NOTE"]
 UNSCORED_NOTE = ("scored by no criterion: labeled invalid, and its transform is checked (op.validity(run)); what its "
                  "checks found below counts in no verdict")
 
-#: Rows shown of each of the panel's lists that grow with the case (steps, unexpected changes, compared paths): a
-#: state check of a table of 100,000 rows wrote a panel of 14 MB of HTML and 6 MB of text into the notebook cell. The
-#: attributes hold every row; the compared paths that failed are shown before those that matched.
+#: Rows shown of each of the panel's lists that grow with the case (steps, unexpected changes, compared paths, and of
+#: each fault replay its steps and changed state paths): a state check of a table of 100,000 rows wrote a panel of 14 MB
+#: of HTML and 6 MB of text into the notebook cell. The attributes (and :meth:`CasePanel.replay_views`) hold every row;
+#: the compared paths that failed, and the replay steps that differ, are shown before those that matched.
 SHOWN = 500
 
 
@@ -33,6 +34,15 @@ def _first_shown(rows: pd.DataFrame) -> pd.DataFrame:
     matched = [not pd.isna(ok) and bool(ok) for ok in rows["ok"]]
     picked = sorted(sorted(range(len(rows)), key=lambda i: matched[i])[:SHOWN])  # stable: failed first, in order
     return rows.iloc[picked]
+
+
+def _first_pairs(pairs: list[tuple[int, Any, Any]]) -> list[tuple[int, Any, Any]]:
+    """At most :data:`SHOWN` of a replay's ``(index, recorded, faulted)`` step pairs, in their order: those whose
+    sides differ (the faulted step and those after it) first picked."""
+    if len(pairs) <= SHOWN:
+        return pairs
+    same = [rec is not None and fau is not None and values_equal(rec, fau) for _, rec, fau in pairs]
+    return [pairs[i] for i in sorted(sorted(range(len(pairs)), key=lambda i: same[i])[:SHOWN])]
 
 
 def _more(total: int, what: str, attribute: str) -> str:
@@ -170,7 +180,9 @@ class CasePanel:
             ``row`` (the case's row of ``run.replays``), ``pairs`` (list of ``(index,
             recorded step, faulted step)``, None where a side has no step), ``recorded_answer``,
             ``faulted_answer``, ``has_fault`` (a faulted replay was recorded), ``cached`` and
-            ``state_diff`` (``(path, recorded, faulted)`` leaves where the faulted state differs).
+            ``state_diff`` (``(path, recorded, faulted)`` leaves where the faulted state differs); and what
+            the panel shows of them, at most :data:`SHOWN` each: ``shown_pairs`` (those that differ first picked),
+            ``shown_state_diff``, ``more_pairs`` and ``more_state_diff`` (``"… and N more …"``, or ``""``).
         """
         recorded: dict[str, Any] = dict(self.record.get("trajectory") or {})
         recorded_steps = recorded.get("steps", [])
@@ -190,7 +202,10 @@ class CasePanel:
                     if "state" in recorded_env and "state" in fault_env else [])
             views.append({"row": row, "pairs": pairs, "recorded_answer": recorded.get("answer"),
                           "faulted_answer": faulted.get("answer"), "has_fault": bool(faulted),
-                          "cached": bool(_flag(row.get("cached"))), "state_diff": diff})
+                          "cached": bool(_flag(row.get("cached"))), "state_diff": diff,
+                          "shown_pairs": _first_pairs(pairs), "shown_state_diff": diff[:SHOWN],
+                          "more_pairs": _more(len(pairs), "replay steps", "replay_views()"),
+                          "more_state_diff": _more(len(diff), "changed state paths", "replay_views()")})
         return views
 
     # -- pairs ------------------------------------------------------------------------------
@@ -285,7 +300,7 @@ class CasePanel:
                          f"{str(row['verdict']).upper()} {row['reason']}".rstrip() + extra)
             if not view["has_fault"]:
                 continue
-            for i, rec, fau in view["pairs"]:
+            for i, rec, fau in view["shown_pairs"]:
                 mark = "  <- fault" if i == row["checkpoint"] else ""
                 label = f"[{i}]"
                 if rec is not None and fau is not None and values_equal(rec, fau):
@@ -293,12 +308,16 @@ class CasePanel:
                     continue
                 lines.append(f"      {label:5} recorded {step_text(rec, width) if rec is not None else '(no step)'}")
                 lines.append(f"      {'':5} faulted  {step_text(fau, width) if fau is not None else '(no step)'}{mark}")
+            if view["more_pairs"]:
+                lines.append(f"      {view['more_pairs']}")
             recorded, faulted = view["recorded_answer"], view["faulted_answer"]
             lines.append(f"      answer: recorded {contrast(recorded, faulted, 80)} | "
                          f"faulted {contrast(faulted, recorded, 80)}")
-            for path, before, after in view["state_diff"]:
+            for path, before, after in view["shown_state_diff"]:
                 lines.append(f"      state {path}: recorded {contrast(before, after, 60)} | "
                              f"faulted {contrast(after, before, 60)}")
+            if view["more_state_diff"]:
+                lines.append(f"      {view['more_state_diff']}")
         return lines
 
     def _repr_html_(self) -> str:

@@ -115,6 +115,20 @@ def _verdict_title(head: str, obj: Any) -> tuple[str, str | None]:
     return _title(head + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")), verdict
 
 
+#: Rows of a gate or comparison plot at most, as a slice plot draws at most ``MAX_EDGES + 1`` bins: each row takes half
+#: an inch, so 100 rows are a figure 51.5 inches tall; 500 criteria drew one of 251.5 inches (25,150 pixels) that took
+#: 6 s, and as a report's PNG a 1.9 MB image nobody reads as a picture. The table holds every row.
+PLOT_ROWS = 100
+
+
+def _plotted_rows(table: pd.DataFrame, what: str) -> None:
+    """Refuse a table of more than :data:`PLOT_ROWS` rows in one line naming how many it has and what to do."""
+    if len(table) > PLOT_ROWS:
+        raise OloproofError(f"plots.{what}: the table has {len(table):,} rows; a plot shows at most {PLOT_ROWS}, as "
+                            "more cannot be read: plot a selection of its rows (those that did not pass, say), or "
+                            "read the table")
+
+
 def _rows_height(rows: int, title: str) -> float:
     """Inches of a figure of ``rows`` interval rows under ``title``: its axes keep their height however many lines
     the title takes (:data:`TITLE_LINE_HEIGHT`)."""
@@ -320,11 +334,17 @@ def gate(g: Any, ax: Axes | None = None) -> Axes:
         right, and the interval end beside the threshold when the two are within 0.02. The x-axis label gives
         the level (the release's ``confidence``; a bare table's ``attrs["confidence"]``) and, when rows
         differ, the methods.
+
+    Raises
+    ------
+    OloproofError
+        A table of more than :data:`PLOT_ROWS` rows (criteria): a plot of more cannot be read.
     """
     from matplotlib.lines import Line2D
 
     cols = ["criterion", "n", "passed", "rate", "ci_low", "ci_high", "threshold", "verdict"]
     table = _table(g, cols, "gate", "op.gate(run)")
+    _plotted_rows(table, "gate")
     title, verdict = _verdict_title("Release gate", g)
     ax = _axes(ax, 8.0, _rows_height(len(table), title))
     colours = [colour(v) for v in table["verdict"]]
@@ -548,12 +568,18 @@ def compare(cmp: Any, ax: Axes | None = None) -> Axes:
         behind the bars at −margin (a criterion regressed when its whole bar is left of it, and showed no
         regression when its whole bar is right of it), its value in the legend; the flips and the verdict
         on the right. The x-axis is in percentage points (a difference of two rates).
+
+    Raises
+    ------
+    OloproofError
+        A table of more than :data:`PLOT_ROWS` rows (criteria): a plot of more cannot be read.
     """
     from matplotlib.lines import Line2D
     from matplotlib.ticker import AutoMinorLocator, FuncFormatter
 
     cols = ["criterion", "difference", "ci_low", "ci_high", "n", "pass_to_fail", "fail_to_pass", "margin", "verdict"]
     table = _table(cmp, cols, "compare", "op.compare(base, candidate)")
+    _plotted_rows(table, "compare")
     title, verdict = _verdict_title("Candidate vs base", cmp)
     ax = _axes(ax, 8.0, _rows_height(len(table), title))
     colours = [colour(v) for v in table["verdict"]]

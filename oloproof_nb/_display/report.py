@@ -198,7 +198,11 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
         if idle:
             sec.text.append(Plain(f"Passes when idle: {', '.join(idle)}."))
     sec.tables.append(("gate", shown, g.table))
-    sec.figures.append(("gate", _png(plots.gate(g))))
+    if len(g.table) > plots.PLOT_ROWS:  # plots.gate refuses a figure too tall to read
+        sec.text.append(f"No gate plot: {len(g.table):,} criteria, and a plot shows at most {plots.PLOT_ROWS}; the "
+                        "table holds them all.")
+    else:
+        sec.figures.append(("gate", _png(plots.gate(g))))
     return sec
 
 

@@ -515,3 +515,22 @@ def test_the_compare_axis_has_minor_ticks_between_its_few_labels() -> None:
     minor = [x for x in ax.xaxis.get_minorticklocs() if ax.get_xlim()[0] <= x <= ax.get_xlim()[1]]
     assert len(minor) >= 2 * (len(major) - 1)
     plt.close(fig)
+
+
+@pytest.mark.parametrize("what", ["gate", "compare"])
+def test_a_gate_or_comparison_of_more_rows_than_a_figure_can_show_is_not_plotted(what: str) -> None:
+    """Before, the figure grew half an inch a row without end: 500 criteria drew one 251.5 inches tall, a picture
+    nobody reads. As a slice plot refuses more bins than a suite's slice may have, a table of more than 100 rows is
+    refused in one line, before a figure is made; 100 rows are drawn, one errorbar each."""
+    def table(rows: int) -> pd.DataFrame:
+        one = GATE.iloc[[0]] if what == "gate" else compare_frame().iloc[[0]]
+        return pd.concat([one] * rows, ignore_index=True).assign(criterion=[f"c{i}" for i in range(rows)])
+
+    draw = plots.gate if what == "gate" else plots.compare
+    figures = plt.get_fignums()
+    with pytest.raises(op.OloproofError) as info:
+        draw(table(101))
+    assert str(info.value) == (f"plots.{what}: the table has 101 rows; a plot shows at most 100, as more cannot be "
+                               "read: plot a selection of its rows (those that did not pass, say), or read the table")
+    assert plt.get_fignums() == figures
+    assert len(errorbars(draw(table(100)))) == 100

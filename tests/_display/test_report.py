@@ -1589,3 +1589,17 @@ def test_a_report_says_each_change_in_the_suite_since_the_run(make_suite: Any, t
     assert len(said) == 2
     assert sum(str(root / "release.yaml") in line for line in said) == 1
     assert sum(str(case_file) in line for line in said) == 1
+
+
+def test_a_report_of_more_criteria_than_a_plot_shows_says_so_instead_of_the_gate_plot(
+        make_suite: Any, tmp_path: Path) -> None:
+    """``op.plots.gate`` refuses a table of more than 100 rows (a figure of 101 is over 50 inches tall): the report
+    of a suite of 101 criteria says why it has no gate plot, and its table keeps every criterion."""
+    cases = [{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches", "criterion": f"answer_{i:03d}"}
+                                         for i in range(101)])
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    text = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "No gate plot: 101 criteria, and a plot shows at most 100; the table holds them all." in text
+    assert "answer_000" in text and "answer_100" in text
+    assert text.count("data:image/png;base64,") == 0

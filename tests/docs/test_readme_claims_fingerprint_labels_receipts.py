@@ -184,6 +184,31 @@ def test_a_rewrite_with_its_time_put_back_and_a_rename_away_and_back_are_other_v
     assert _version(os.stat(path)) != _version(rewritten)
 
 
+# --- README section 5: "A file is judged fresh by its modification time, which anyone who can write the file sets:
+# `touch` on last week's report makes it fresh (…), and only `expected_sha256` pins the bytes."
+
+
+def test_touch_makes_last_week_s_report_fresh_and_only_a_pinned_digest_tells(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    report = tmp_path / "out" / "report.json"
+    report.write_bytes(GOOD)
+    started = time.time()
+    week_ago = started - 7 * 24 * 3600
+    os.utime(report, (week_ago, week_ago))
+    contract = tmp_path / "contract.json"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
+    contract.write_text(json.dumps({"artifact_id": "r", "locator": "out/report.json", "run_started_at": stamp}),
+                        encoding="utf-8")
+    assert verify_contract_file(contract).status == "stale"
+    os.utime(report)  # touch: the bytes of last week, the time of now
+    receipt = verify_contract_file(contract)
+    assert (receipt.status, receipt.reason) == ("verified", "verified: present, fresh")
+    other = hashlib.sha256(b'{"total": 4}\n').hexdigest()  # the digest of the report this run should have written
+    contract.write_text(json.dumps({"artifact_id": "r", "locator": "out/report.json", "run_started_at": stamp,
+                                    "expected_sha256": other}), encoding="utf-8")
+    assert verify_contract_file(contract).status == "hash_mismatch"
+
+
 # --- README section 8 and 10: `--help` of `oloproof gate` and `oloproof report` shows the `NAME=X` form.
 
 

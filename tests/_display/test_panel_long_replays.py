@@ -1,0 +1,103 @@
+"""oloproof_nb._display.panel: a fault replay whose state differs from the recorded one in thousands of paths shows
+a bounded panel."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import oloproof_nb as op
+
+WIDE = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "wide-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def book(self, slot):
+        return {"ok": True}
+
+    def act(self, input, rec):
+        out = rec.tool("book", self.book, slot="s1")
+        word = "ok" if out.get("ok") else "failed"
+        self.state["rows"] = {f"r{i:04d}": word for i in range(700)}
+        return "booked"
+'''
+
+
+def test_a_fault_replay_shows_at_most_so_many_state_paths_and_says_how_many_more(make_suite: Callable[..., Path],
+                                                                                  tmp_path: Path) -> None:
+    """The recorded run writes ``ok`` into 700 rows and the faulted one ``failed``: the replay's state differs in
+    700 paths, each a row of the panel's replay section (a state of 100,000 rows was as many). It shows the first
+    500 and how many more ``replay_views()`` (which keeps them all) holds."""
+    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "booked"}}],
+                        evaluators=[{"type": "answer_matches"},
+                                    {"type": "fault_recovery", "tool": "book", "fault": "error"}],
+                        system="sysmod:Desk", system_code=WIDE)
+    panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
+    (view,) = panel.replay_views()
+    assert len(view["state_diff"]) == 700
+    html, text = panel._repr_html_(), repr(panel)
+    for shown in (html, text):
+        assert "… and 200 more changed state paths: see panel.replay_views()" in shown
+    states = re.findall(r"^      state rows\.r(\d{4}): recorded \"ok\" \| faulted \"failed\"$", text,
+                        flags=re.MULTILINE)
+    assert states == [f"{i:04d}" for i in range(500)]
+    assert len(re.findall(r"<tr><td><i>state</i> <code>rows\.r\d{4}</code>", html)) == 500
+
+
+LONG = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "long-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def note(self, i):
+        return {"noted": i}
+
+    def book(self, slot):
+        return {"ok": True}
+
+    def act(self, input, rec):
+        for i in range(700):
+            rec.tool("note", self.note, i=i)
+        out = rec.tool("book", self.book, slot="s1")
+        return "booked" if out.get("ok") else "no room"
+'''
+
+
+def test_a_fault_replay_shows_at_most_so_many_steps_the_faulted_one_among_them(make_suite: Callable[..., Path],
+                                                                               tmp_path: Path) -> None:
+    """700 calls both sides make alike, then the faulted one: every step pair was a row of the replay section. It
+    shows 500, those that differ (the faulted call, from step 700 on) first, and how many more there are."""
+    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "booked"}}],
+                        evaluators=[{"type": "answer_matches"},
+                                    {"type": "fault_recovery", "tool": "book", "fault": "error"}],
+                        system="sysmod:Desk", system_code=LONG)
+    panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
+    (view,) = panel.replay_views()
+    assert view["row"]["checkpoint"] == 700
+    more = f"… and {len(view['pairs']) - 500} more replay steps: see panel.replay_views()"
+    html, text = panel._repr_html_(), repr(panel)
+    assert more in html and more in text
+    replay = text.split("  fault replays:")[1]
+    shown = [int(i) for i in re.findall(r"^      \[(\d+)\]", replay, flags=re.MULTILINE)]
+    assert len(shown) == 500 and shown == sorted(shown) and 700 in shown
+    assert "<- fault" in replay
+    assert len(re.findall(r"<tr[^>]*><td>\d+", html.split("<h5>Fault replays</h5>")[1])) == 500
+    assert "&larr;&nbsp;fault" in html
