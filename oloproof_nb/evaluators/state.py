@@ -147,6 +147,42 @@ def _rows_to_evaluation(ev: Evaluator, rows: list[Row], what: str, case_id: str,
     return Evaluation(verdicts=[ev.verdict("pass", "")], comparisons=comparisons)
 
 
+def _deepest_lists(value: Any) -> tuple[int, str]:
+    """How many lists deep ``value`` nests at most, and the path of the outermost list on that chain ("" for none).
+
+    Iterative, so it is safe on a value the comparison could not walk.
+
+    Examples
+    --------
+    >>> _deepest_lists({"a": 1, "t": {"u": [[1], [[2]]]}})
+    (3, 't.u')
+    """
+    deepest: tuple[int, tuple[str, ...]] = (0, ())
+    todo: list[tuple[Any, tuple[str, ...], int, tuple[str, ...]]] = [(value, (), 0, ())]
+    while todo:
+        node, keys, lists, top = todo.pop()
+        if isinstance(node, Mapping):
+            todo.extend((v, (*keys, str(k)), lists, top) for k, v in node.items())
+        elif isinstance(node, list):
+            lists, top = lists + 1, top or keys
+            if lists > deepest[0]:
+                deepest = (lists, top)
+            todo.extend((v, (*keys, str(i)), lists, top) for i, v in enumerate(node))
+    return deepest[0], format_path(deepest[1])
+
+
+def _too_deep(expected: Any) -> str:
+    """The reason of a check whose comparison ran out of Python's stack: each level of lists matched
+    ``unordered`` or ``by_key`` takes several frames (an element is matched by comparing it, and the lists inside
+    it the same way), so lists nested some 100 deep under such a rule cannot be matched, though a state may nest
+    :data:`~oloproof_nb._core.paths.MAX_DEPTH` levels."""
+    depth, top = _deepest_lists(expected)
+    where = f" at {top}" if top else ""
+    return (f"state_too_deep: expected.state nests lists {depth} deep{where}, too deep to match by an unordered or "
+            "by_key rule of lists: (about 100 levels can be); match the deeper lists ordered (a lists: rule "
+            "before the one that matches them), or nest them less")
+
+
 def _check_paths(paths: list[str]) -> list[str]:
     for path in paths:
         parse_path(path)
@@ -294,6 +330,13 @@ class StateMatches(Evaluator):
         """
         if state is None:
             return self.missing(NO_STATE)
+        try:
+            return self._judged(expected, state, case_id, initial)
+        except RecursionError:  # lists matched by a rule that reorders them, nested beyond what the stack holds
+            return self.missing(_too_deep(expected))
+
+    def _judged(self, expected: dict[str, Any], state: dict[str, Any], case_id: str,
+                initial: dict[str, Any] | None) -> Evaluation:
         if self.mode == "changes":
             unexpected, rows = self.changes(initial or {}, expected, state)
             bad = [p for p, _, _, ok in rows if not ok]
