@@ -82,3 +82,18 @@ def test_ordered_lists_as_deep_are_still_compared() -> None:
     result = ev.judge({"t": _nested(199, {"a": 1})}, {"t": _nested(199, {"a": 1, "b": 2})}, "deep")
     assert [v["verdict"] for v in result.verdicts] == ["pass"]
     assert [row["path"] for row in result.comparisons] == ["t" + ".0" * 199 + ".a"]
+
+
+@pytest.mark.parametrize("check", [
+    "{type: state_matches, mode: subset, tolerance: 0.5, lists: {'**': unordered}}",
+    "{type: state_matches, mode: whole, tolerance: 0.5, lists: {'**': unordered}}",
+    "{type: state_matches, mode: whole, ignore: ['**.b'], lists: {'**': unordered}}",
+])
+def test_a_suite_whose_check_load_compares_the_idle_agent_loads_and_runs(tmp_path: Path, check: str) -> None:
+    # with a tolerance, or ignore patterns in whole mode, op.load_suite compares each case's expected.state with
+    # its initial_state (does an agent that changes nothing pass?): that comparison ran out of stack too
+    root = _suite(tmp_path / "s", 150, f"  - {check}\n")
+    run = op.run(op.load_suite(root), out=tmp_path / "run")
+    verdicts = run.verdicts.set_index("case_id")
+    assert verdicts.loc["deep", "verdict"] == "missing"
+    assert verdicts.loc["deep", "reason"].startswith("state_too_deep: expected.state nests lists 150 deep at t,")
