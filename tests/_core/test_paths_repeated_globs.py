@@ -123,3 +123,17 @@ def test_find_paths_finds_the_paths_the_pattern_matches(pattern: list[str], dept
     walk(state, ())
     found = find_paths(state, parse_pattern(".".join(pattern)))
     assert sorted(found) == sorted(k for k in every if _reference(tuple(pattern), k, False))
+
+
+@pytest.mark.parametrize(("pattern", "keys", "expected"), [
+    ("ord-**", ("ord-1",), True),  # a key holding ** is a wildcard of one key, as ord-* is
+    ("ord-**", ("ord-1", "note"), False),
+    ("ord-**", ("x", "ord-1"), False),
+    ("**b.z", ("a", "b", "z"), False),
+    ("**b.z", ("ab", "z"), True),
+])
+def test_a_key_holding_double_stars_among_other_characters_matches_one_key(pattern: str, keys: tuple[str, ...],
+                                                                          expected: bool) -> None:
+    # only a key that is exactly ** matches any number of keys (parse_pattern's docstring)
+    assert pattern_matches(parse_pattern(pattern), keys) is expected
+    assert find_paths({"ord-1": {"note": 1}, "x": {"ord-1": 2}}, parse_pattern("ord-**")) == [("ord-1",)]

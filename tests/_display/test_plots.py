@@ -534,3 +534,9 @@ def test_a_gate_or_comparison_of_more_rows_than_a_figure_can_show_is_not_plotted
                                "read: plot a selection of its rows (those that did not pass, say), or read the table")
     assert plt.get_fignums() == figures
     assert len(errorbars(draw(table(100)))) == 100
+
+
+def test_the_refusal_counts_the_rows_with_thousands_separated() -> None:
+    table = pd.concat([GATE.iloc[[0]]] * 1500, ignore_index=True).assign(criterion=[f"c{i}" for i in range(1500)])
+    with pytest.raises(op.OloproofError, match=r"^plots\.gate: the table has 1,500 rows; a plot shows at most 100,"):
+        plots.gate(table)

@@ -1603,3 +1603,13 @@ def test_a_report_of_more_criteria_than_a_plot_shows_says_so_instead_of_the_gate
     assert "No gate plot: 101 criteria, and a plot shows at most 100; the table holds them all." in text
     assert "answer_000" in text and "answer_100" in text
     assert text.count("data:image/png;base64,") == 0
+
+
+def test_a_report_of_as_many_criteria_as_a_plot_shows_has_its_gate_plot(make_suite: Any, tmp_path: Path) -> None:
+    cases = [{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches", "criterion": f"answer_{i:03d}"}
+                                         for i in range(100)])
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    text = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "No gate plot" not in text
+    assert text.count("data:image/png;base64,") == 1  # the gate plot, the run's only figure

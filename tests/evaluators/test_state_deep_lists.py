@@ -97,3 +97,13 @@ def test_a_suite_whose_check_load_compares_the_idle_agent_loads_and_runs(tmp_pat
     verdicts = run.verdicts.set_index("case_id")
     assert verdicts.loc["deep", "verdict"] == "missing"
     assert verdicts.loc["deep", "reason"].startswith("state_too_deep: expected.state nests lists 150 deep at t,")
+
+
+def test_the_reason_names_the_depth_of_the_expected_lists_not_of_the_state() -> None:
+    # by hand: expected.state holds 199 lists at t.u; the state 203 there (4 more inside its element) and 199 at z
+    ev = StateMatches(type="state_matches", mode="subset", lists={"**": "unordered"})
+    expected = {"t": {"u": _nested(199, {"a": 1})}}
+    state = {"t": {"u": _nested(199, {"a": 1, "b": _nested(4, 0)})}, "z": _nested(199, 0)}
+    [verdict] = ev.judge(expected, state, "deep").verdicts
+    assert verdict["verdict"] == "missing"
+    assert verdict["reason"].startswith("state_too_deep: expected.state nests lists 199 deep at t.u,")
