@@ -31,9 +31,7 @@ def _first_shown(rows: pd.DataFrame) -> pd.DataFrame:
     """At most :data:`SHOWN` of the compared paths ``rows``, in their order: those not ``ok`` first picked."""
     if len(rows) <= SHOWN:
         return rows
-    matched = [not pd.isna(ok) and bool(ok) for ok in rows["ok"]]
-    picked = sorted(sorted(range(len(rows)), key=lambda i: matched[i])[:SHOWN])  # stable: failed first, in order
-    return rows.iloc[picked]
+    return rows.iloc[_picked([pd.isna(ok) or not bool(ok) for ok in rows["ok"]])]
 
 
 def _first_pairs(pairs: list[tuple[int, Any, Any]]) -> list[tuple[int, Any, Any]]:
@@ -41,8 +39,14 @@ def _first_pairs(pairs: list[tuple[int, Any, Any]]) -> list[tuple[int, Any, Any]
     sides differ (the faulted step and those after it) first picked."""
     if len(pairs) <= SHOWN:
         return pairs
-    same = [rec is not None and fau is not None and values_equal(rec, fau) for _, rec, fau in pairs]
-    return [pairs[i] for i in sorted(sorted(range(len(pairs)), key=lambda i: same[i])[:SHOWN])]
+    differ = [rec is None or fau is None or not values_equal(rec, fau) for _, rec, fau in pairs]
+    return [pairs[i] for i in _picked(differ)]
+
+
+def _picked(first: list[bool]) -> list[int]:
+    """The indexes of at most :data:`SHOWN` items, ascending: those ``first`` marks picked before the others (a
+    stable sort keeps each group in its order)."""
+    return sorted(sorted(range(len(first)), key=lambda i: not first[i])[:SHOWN])
 
 
 def _more(total: int, what: str, attribute: str) -> str:
