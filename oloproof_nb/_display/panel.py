@@ -21,9 +21,10 @@ UNSCORED_NOTE = ("scored by no criterion: labeled invalid, and its transform is 
                  "checks found below counts in no verdict")
 
 #: Rows shown of each of the panel's lists that grow with the case (steps, unexpected changes, compared paths, and of
-#: each fault replay its steps and changed state paths): a state check of a table of 100,000 rows wrote a panel of 14 MB
-#: of HTML and 6 MB of text into the notebook cell. The attributes (and :meth:`CasePanel.replay_views`) hold every row;
-#: the compared paths that failed, and the replay steps that differ, are shown before those that matched.
+#: the fault replays their steps and changed state paths, all replays together): a state check of a table of 100,000
+#: rows wrote a panel of 14 MB of HTML and 6 MB of text into the notebook cell. The attributes (and
+#: :meth:`CasePanel.replay_views`) hold every row; the compared paths that failed, and the replay steps that differ,
+#: are shown before those that matched.
 SHOWN = 500
 
 
@@ -34,25 +35,44 @@ def _first_shown(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.iloc[_picked([pd.isna(ok) or not bool(ok) for ok in rows["ok"]])]
 
 
-def _first_pairs(pairs: list[tuple[int, Any, Any]]) -> list[tuple[int, Any, Any]]:
-    """At most :data:`SHOWN` of a replay's ``(index, recorded, faulted)`` step pairs, in their order: those whose
+def _first_pairs(pairs: list[tuple[int, Any, Any]], limit: int = SHOWN) -> list[tuple[int, Any, Any]]:
+    """At most ``limit`` of a replay's ``(index, recorded, faulted)`` step pairs, in their order: those whose
     sides differ (the faulted step and those after it) first picked."""
-    if len(pairs) <= SHOWN:
+    if len(pairs) <= limit:
         return pairs
     differ = [rec is None or fau is None or not values_equal(rec, fau) for _, rec, fau in pairs]
-    return [pairs[i] for i in _picked(differ)]
+    return [pairs[i] for i in _picked(differ, limit)]
 
 
-def _picked(first: list[bool]) -> list[int]:
-    """The indexes of at most :data:`SHOWN` items, ascending: those ``first`` marks picked before the others (a
+def _picked(first: list[bool], limit: int = SHOWN) -> list[int]:
+    """The indexes of at most ``limit`` items, ascending: those ``first`` marks picked before the others (a
     stable sort keeps each group in its order)."""
-    return sorted(sorted(range(len(first)), key=lambda i: not first[i])[:SHOWN])
+    return sorted(sorted(range(len(first)), key=lambda i: not first[i])[:limit])
 
 
-def _more(total: int, what: str, attribute: str) -> str:
-    """``… and 99,500 more compared paths: see panel.comparisons`` for a list cut to :data:`SHOWN`; ``""`` when
+def _more(total: int, what: str, attribute: str, shown: int = SHOWN) -> str:
+    """``… and 99,500 more compared paths: see panel.comparisons`` for a list cut to ``shown``; ``""`` when
     it is whole."""
-    return f"… and {total - SHOWN:,} more {what}: see panel.{attribute}" if total > SHOWN else ""
+    return f"… and {total - shown:,} more {what}: see panel.{attribute}" if total > shown else ""
+
+
+def _share_out(views: list[dict[str, Any]]) -> None:
+    """Set what the panel shows of each fault replay view: :data:`SHOWN` step pairs and :data:`SHOWN` changed state
+    paths for all the case's replays together, those of replays that did not pass first, then in their order.
+
+    Cut for each replay alone, a fault of ``calls: every`` on a tool the agent called 200 times gave 200 replays of
+    200 steps each: 40,000 rows, a panel of 7.9 MB of HTML.
+    """
+    pairs_left = states_left = SHOWN
+    for view in sorted(views, key=lambda v: str(v["row"].get("verdict")) == "pass"):  # stable: each group in order
+        pairs = view["pairs"] if view["has_fault"] else []
+        view["shown_pairs"] = _first_pairs(pairs, pairs_left)
+        view["shown_state_diff"] = view["state_diff"][:states_left]
+        view["more_pairs"] = _more(len(pairs), "replay steps", "replay_views()", len(view["shown_pairs"]))
+        view["more_state_diff"] = _more(len(view["state_diff"]), "changed state paths", "replay_views()",
+                                        len(view["shown_state_diff"]))
+        pairs_left -= len(view["shown_pairs"])
+        states_left -= len(view["shown_state_diff"])
 
 
 def _flag(value: Any) -> bool | None:
@@ -185,8 +205,9 @@ class CasePanel:
             recorded step, faulted step)``, None where a side has no step), ``recorded_answer``,
             ``faulted_answer``, ``has_fault`` (a faulted replay was recorded), ``cached`` and
             ``state_diff`` (``(path, recorded, faulted)`` leaves where the faulted state differs); and what
-            the panel shows of them, at most :data:`SHOWN` each: ``shown_pairs`` (those that differ first picked),
-            ``shown_state_diff``, ``more_pairs`` and ``more_state_diff`` (``"… and N more …"``, or ``""``).
+            the panel shows of them, at most :data:`SHOWN` step pairs and :data:`SHOWN` state paths for all the
+            replays together (those of replays that did not pass first): ``shown_pairs`` (those that differ first
+            picked), ``shown_state_diff``, ``more_pairs`` and ``more_state_diff`` (``"… and N more …"``, or ``""``).
         """
         recorded: dict[str, Any] = dict(self.record.get("trajectory") or {})
         recorded_steps = recorded.get("steps", [])
@@ -206,10 +227,8 @@ class CasePanel:
                     if "state" in recorded_env and "state" in fault_env else [])
             views.append({"row": row, "pairs": pairs, "recorded_answer": recorded.get("answer"),
                           "faulted_answer": faulted.get("answer"), "has_fault": bool(faulted),
-                          "cached": bool(_flag(row.get("cached"))), "state_diff": diff,
-                          "shown_pairs": _first_pairs(pairs), "shown_state_diff": diff[:SHOWN],
-                          "more_pairs": _more(len(pairs), "replay steps", "replay_views()"),
-                          "more_state_diff": _more(len(diff), "changed state paths", "replay_views()")})
+                          "cached": bool(_flag(row.get("cached"))), "state_diff": diff})
+        _share_out(views)
         return views
 
     # -- pairs ------------------------------------------------------------------------------

@@ -101,3 +101,58 @@ def test_a_fault_replay_shows_at_most_so_many_steps_the_faulted_one_among_them(m
     assert "<- fault" in replay
     assert len(re.findall(r"<tr[^>]*><td>\d+", html.split("<h5>Fault replays</h5>")[1])) == 500
     assert "&larr;&nbsp;fault" in html
+
+
+EVERY = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "every-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def book(self, slot):
+        return {"ok": True}
+
+    def act(self, input, rec):
+        booked = 0
+        for i in range(60):
+            out = rec.tool("book", self.book, slot=f"s{i}")
+            if not out.get("ok") and i < 59:  # tries again, but not after the last call
+                out = rec.tool("book", self.book, slot=f"s{i}")
+            booked += bool(out.get("ok"))
+        return f"booked {booked}"
+'''
+
+
+def test_the_replays_of_calls_every_share_one_cut_the_failed_replay_first(make_suite: Callable[..., Path],
+                                                                          tmp_path: Path) -> None:
+    """60 calls of the tool under ``calls: every`` make 60 fault replays, each of some 60 steps: cut for each replay
+    alone, the panel showed every one of their 3,600 step pairs (a tool called 200 times: 40,000 rows, 7.9 MB of
+    HTML). All the replays together show 500. Hand count: the replay at the last call (step 59) fails, with 60
+    steps (no retry after it), and is shown whole first; each replay that passes has 61 steps (the faulted call and
+    its retry), so the 440 rows left show 7 of them whole (427), 13 steps of the eighth (48 more), and none of the
+    51 after it (61 more each)."""
+    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "booked 60"}}],
+                        evaluators=[{"type": "answer_matches"},
+                                    {"type": "fault_recovery", "tool": "book", "fault": "error", "calls": "every"}],
+                        system="sysmod:Desk", system_code=EVERY)
+    panel = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1")
+    views = panel.replay_views()
+    assert [v["row"]["checkpoint"] for v in views] == list(range(60))
+    assert [v["row"]["verdict"] for v in views] == ["pass"] * 59 + ["fail"]
+    assert [len(v["pairs"]) for v in views] == [61] * 59 + [60]
+    assert [len(v["shown_pairs"]) for v in views] == [61] * 7 + [13] + [0] * 51 + [60]
+    assert [v["more_pairs"] for v in views] == (
+        [""] * 7 + ["… and 48 more replay steps: see panel.replay_views()"]
+        + ["… and 61 more replay steps: see panel.replay_views()"] * 51 + [""])
+    html, text = panel._repr_html_(), repr(panel)
+    assert len(re.findall(r"<tr[^>]*><td>\d+", html.split("<h5>Fault replays</h5>")[1])) == 500
+    replay = text.split("  fault replays:")[1]
+    assert len(re.findall(r"^      \[\d+\]", replay, flags=re.MULTILINE)) == 500
+    assert replay.count("… and 61 more replay steps: see panel.replay_views()") == 51
