@@ -191,9 +191,14 @@ def unchecked_reasons(run: Run) -> dict[str, str]:
             labeled = set(judged.get(str(t.transform), {}))
             unlabeled = sorted(set(cases.loc[cases["transform"] == t.transform, "case_id"]) - labeled)
             missing = t.derived - t.labeled
+            named = ", ".join(unlabeled[:3]) + (" …" if len(unlabeled) > 3 else "")
+            # a stopped run has not recorded every copy: those are counted, not left out ("has no label ()")
+            unrecorded = missing - len(unlabeled)
+            if unrecorded:
+                rest = f"{'one' if unrecorded == 1 and not named else unrecorded} the run has not recorded"
+                named = f"{named} and {rest}" if named else rest
             out[str(t.transform)] = (f"{missing} of its {t.derived} pairs {'has' if missing == 1 else 'have'} no "
-                                     "label (" + ", ".join(unlabeled[:3]) + (" …" if len(unlabeled) > 3 else "")
-                                     + ")")
+                                     f"label ({named})")
         else:  # every digit of the minimum: 0.8500001 shown as 0.85 called 17 of 20 a share below 0.85
             out[str(t.transform)] = (f"{t.valid} of its {t.derived} pairs {'is' if t.valid == 1 else 'are'} labeled "
                                      f"valid, a share below its minimum_validity {yaml_number(t.minimum_validity)}")

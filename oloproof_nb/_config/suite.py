@@ -588,6 +588,7 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         _check_release_criteria(release_cfg, config, release_file)
     labels: dict[str, list[dict[str, Any]]] = {}
     copies = {t.name: _CopyDigests(t, cases_file, kept) for t in config.metamorphic.transforms}
+    _refuse_shared_labels(root, config.metamorphic.transforms, suite_file)
     for i, transform in enumerate(config.metamorphic.transforms):
         labels_file = root / transform.validity_labels
         _refuse_a_broken_link(labels_file)
@@ -664,6 +665,21 @@ def _within_a_suite(root: Path) -> str:
         return ""
     kind = "the suite's folder of runs" if runs else f"a folder of the suite in {str(root.parent)!r}"
     return f"is {kind}, not a suite folder; give the suite folder {str(root.parent)!r}, which holds oloproof.yaml"
+
+
+def _refuse_shared_labels(root: Path, transforms: Iterable[Transform], suite_file: Path) -> None:
+    """Refuse two transforms whose ``validity_labels`` name one file (as the file system resolves it): each line of a
+    label file must judge a copy of its transform, so a shared file took no judgement at all (empty, it ran both
+    transforms unchecked; a line written for one was refused by the other, whose error offered its own ids)."""
+    read_by: dict[str, tuple[int, str]] = {}  # by os.path.realpath: Path.resolve raises on a symlink loop (< 3.13)
+    for i, transform in enumerate(transforms):
+        first, other = read_by.setdefault(os.path.realpath(root / transform.validity_labels), (i, transform.name))
+        if first != i:
+            raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
+                              f"{quote(transform.validity_labels)} is the label file of transform {quote(other)} "
+                              f"(metamorphic.transforms[{first}]) too; a label file judges the copies of one "
+                              f"transform: give {quote(transform.name)} a file of its own, e.g. "
+                              f"labels/{transform.name}.jsonl")
 
 
 def _refuse_a_broken_link(path: Path) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _metamorphic_systems import case, mm_suite, transform
 
 import oloproof_nb as op
@@ -59,3 +60,28 @@ def test_a_pool_of_two_case_files_counts_every_pair_either_run_derived(make_suit
     assert (row["derived"], row["labeled"], row["valid"], bool(row["checked"])) == (3, 1, 1, False)
     assert row["coverage"] == 1 / 3
     assert unchecked_reasons(pooled) == {"t": "2 of its 3 pairs have no label (c2~t, c3~t)"}
+
+
+@pytest.mark.parametrize(("labeled", "reason"), [
+    (["c1~t", "c2~t", "c4~t"], "1 of its 4 pairs has no label (one the run has not recorded)"),
+    (["c1~t"], "3 of its 4 pairs have no label (c2~t and 2 the run has not recorded)"),
+])
+def test_a_stopped_run_counts_the_unlabeled_pairs_it_has_not_recorded(make_suite: Callable[..., Path], tmp_path: Path,
+                                                                      labeled: list[str], reason: str) -> None:
+    """4 source cases, the run stopped after 4 case runs (c1, c1~t, c2, c2~t): the pairs are the suite's 4, and the
+    unlabeled ones it has not recorded are counted in words, not left out of the names (the line read "1 of its 4
+    pairs has no label ()", naming nothing)."""
+    transforms = [transform("t", "", minimum_validity=0.9)]
+    evaluators = [{"type": "metamorphic_relation", "relation": "same_state", "transform": "t"}]
+    root = mm_suite(make_suite, [case(f"c{i}") for i in range(1, 5)], transforms, evaluators,
+                    {"t": [_j(c, True) for c in labeled]})
+
+    def stop_after_four(done: int, total: int) -> None:
+        if done >= 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        op.run(op.load_suite(root), out=tmp_path / "stopped", progress=stop_after_four)
+    run = op.load_run(tmp_path / "stopped")
+    assert sorted(run.cases["case_id"]) == ["c1", "c1~t", "c2", "c2~t"]
+    assert unchecked_reasons(run) == {"t": reason}
