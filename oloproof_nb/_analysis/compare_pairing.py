@@ -80,7 +80,8 @@ def same_epochs_per_case(base: pd.DataFrame, candidate: pd.DataFrame) -> None:
     """Refuse a case in both runs whose epochs differ: a run's ``epochs`` is its largest, and Inspect AI tasks
     pooled into one run keep each its own (base: a task of 1 epoch and one of 3; candidate: the other way round),
     so the run-level check passed and the epochs one side lacked were left out (the candidate's failing epochs
-    2 and 3 of every case: NO_REGRESSION, where its own gate said FAIL)."""
+    2 and 3 of every case: NO_REGRESSION, where its own gate said FAIL). :func:`~.compare.compare` asks it of finished
+    runs only: a run still being written lacks the later epochs of the case in flight, which are then unpaired."""
     eb = base.groupby("case_id", sort=False)["epoch"].agg(lambda e: tuple(sorted(e)))
     ec = candidate.groupby("case_id", sort=False)["epoch"].agg(lambda e: tuple(sorted(e)))
     both = eb.index.intersection(ec.index)

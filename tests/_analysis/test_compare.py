@@ -1062,6 +1062,30 @@ def test_a_case_whose_epochs_differ_between_the_runs_is_refused(tmp_path: Path) 
         op.compare(base, cand)
 
 
+def test_a_run_still_being_written_with_epochs_is_compared_as_unfinished(make_suite: Callable[..., Path],
+                                                                          tmp_path: Path) -> None:
+    """A 3-epoch candidate read while it runs has recorded some epochs of the case in flight only: op.compare
+    refused it as runs "whose cases ran the" other "epochs", where an unfinished run is compared on what it holds
+    and never says NO_REGRESSION. The epochs not yet recorded are unpaired, the reason says the run did not
+    finish."""
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}], epochs=3)
+    base = _run(root, tmp_path / "base")
+    _run(root, tmp_path / "cand", version="b")
+    journal = (tmp_path / "cand" / "cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(journal) == 90
+    (tmp_path / "cand" / "cases.jsonl").write_text("".join(journal[:50]), encoding="utf-8")  # c16: epochs 1 and 2
+    manifest = json.loads((tmp_path / "cand" / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (tmp_path / "cand" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    shutil.rmtree(tmp_path / "cand" / "frames", ignore_errors=True)
+    cand = op.load_run(tmp_path / "cand")
+    assert sorted(cand.cases.loc[cand.cases["case_id"] == "c16", "epoch"]) == [1, 2]
+    cmp = op.compare(base, cand, release=MARGIN_20)
+    assert cmp.n_paired == 50 and len(cmp.unpaired) == 40 and set(cmp.unpaired["reason"]) == {"only_in_base"}
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"
+    assert "unfinished: the run did not finish (50 of 90 case runs recorded)" in cmp.reason
+
+
 def test_base_cases_the_candidate_did_not_run_hold_back_no_regression(make_suite: Callable[..., Path],
                                                                       tmp_path: Path) -> None:
     """A candidate run on a subset that skips the cases it fails (``--limit``, a sample-id filter, a case file
