@@ -17,8 +17,8 @@ apply:
   each followed by its tool calls as ``tool_call`` steps with the arguments and the result; user
   messages a solver added as ``message`` steps); system messages and the input's messages are left out.
   A tool result is its JSON value when its text parses as JSON or a Python literal (Inspect stores a
-  dict result as its ``str()``), else the text; a tool error becomes ``{"ok": false, "error": type,
-  "message": ...}``, so ``is_error`` follows the usual rule.
+  dict result as its ``str()``) into a value nested at most ``MAX_DEPTH`` (200) levels, else the text; a tool
+  error becomes ``{"ok": false, "error": type, "message": ...}``, so ``is_error`` follows the usual rule.
 - ``verdicts``: one criterion per scorer (evaluator ``inspect_scorer``), named as the samples' scores name it
   (a scorer function run twice in one task: ``graded`` and ``graded1``, :func:`scorer_names`), each score mapped by
   :func:`~oloproof_nb._core.scoremap.score_verdict` (see that module for the table and ``score_map``).

@@ -19,6 +19,7 @@ from typing import Any
 from .._config.cases import LOOK_ALIKE_HELP, LookAlikes, key_look
 from .._config.files import yaml_number
 from .._core.canonical import digest, iso
+from .._core.paths import exceeds_depth
 from .._core.records import ENDED, ENV_SCHEMA, CaseRecord
 from .._core.scoremap import ScoreMap, on_default_scale, score_verdict
 from ..errors import OloproofError, quote
@@ -64,21 +65,29 @@ def sample_digest(sample: Any) -> str:
 
 
 def _parse_result(text: Any) -> Any:
-    """A tool result's JSON value: JSON text parsed, a Python literal (a dict's ``str()``) evaluated, else the text."""
+    """A tool result's JSON value: JSON text parsed, a Python literal (a dict's ``str()``) evaluated, else the text.
+
+    A value nested deeper than :data:`~oloproof_nb._core.paths.MAX_DEPTH` stays the text: a tool's text of a thousand
+    brackets (``[[[…]]]``, what a tool read from a page, say) made ``json.loads`` raise RecursionError, an internal
+    error for the whole log, and a value parsed from it would nest deeper than a run's trajectory may."""
     if not isinstance(text, str):
         return plain_json(text)
     stripped = text.strip()
     if not stripped or stripped[0] not in "{[\"0123456789-tfnTFN":
         return text
     try:
-        return json.loads(stripped)
-    except ValueError:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
         pass
+    else:
+        return text if exceeds_depth(value) else value
     if stripped[0] in "{[" and len(stripped) <= 1_000_000:
         try:
-            return ast.literal_eval(stripped)
+            value = ast.literal_eval(stripped)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             pass
+        else:
+            return text if exceeds_depth(value) else value
     return text
 
 

@@ -18,7 +18,6 @@ import numbers
 import operator
 import os
 import stat
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from functools import cache
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ValidationError
 
+from .._core.scoremap import is_bool
 from ..errors import ConfigError, clip, decode_byte, decode_line, parse_problem, quote, validation_problem, value_kind
 
 if TYPE_CHECKING:
@@ -615,7 +615,7 @@ def a_number(what: str) -> BeforeValidator:
     """
 
     def refuse(value: Any) -> Any:
-        if _a_bool(value):
+        if is_bool(value):
             raise ValueError(f"must be {what}, not {str(value).lower()} (YAML reads yes, no, on and off as true or "
                              "false)")
         if isinstance(value, (str, bytes, bytearray)):
@@ -625,14 +625,6 @@ def a_number(what: str) -> BeforeValidator:
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)
-
-
-def _a_bool(value: Any) -> bool:
-    """Whether ``value`` is a boolean: Python's or NumPy's (``np.False_``, no ``bool``, which pydantic took for 0: a
-    margin or a tolerance of ``df["x"].any()`` was 0 or 1, where ``False`` is refused). NumPy is asked only when it
-    is imported: no value can be one of its bools before."""
-    numpy = sys.modules.get("numpy")
-    return isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))
 
 
 def plain_number(value: Any) -> Any:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -75,11 +76,21 @@ def check_score_map(score_map: ScoreMap | None) -> None:
                              "True, False or None")
 
 
+def is_bool(value: Any) -> bool:
+    """Whether ``value`` is a boolean: Python's or NumPy's (``np.True_``, no ``bool``: what ``np.isclose(v, 1)``,
+    ``(df.x > 0).all()`` or a comparison of a NumPy number returns). NumPy is asked only when it is imported: no
+    value can be one of its bools before, and the receipt hook's path does not import it."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))
+
+
 def _as_verdict(value: Any) -> Verdict | None:
-    """A mapped value as a verdict (None when it is not one)."""
+    """A mapped value as a verdict (None when it is not one). A NumPy bool is a bool: what ``np.isclose(value, 1)``
+    or a comparison of a NumPy number returns (a ``score_map`` function of them made every verdict ``missing``,
+    "score_map returned np.True_", and the gate BLOCKed a criterion whose every score passed)."""
     if value is None:
         return "missing"
-    if isinstance(value, bool):
+    if is_bool(value):
         return "pass" if value else "fail"
     if isinstance(value, str) and value in VERDICT_WORDS:
         return value  # type: ignore[return-value]

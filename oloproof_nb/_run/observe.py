@@ -58,6 +58,7 @@ from .._core.receipts import (
     classify_outcome,
     digest_key_from_env,
 )
+from .._core.scoremap import is_bool
 from ..errors import ContractFileError, DigestKeyError, quote, validation_problem
 from ..evaluators.outcome import unobserved_receipt
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
@@ -394,9 +395,9 @@ def _run_callable(
             raise  # the user's Ctrl-C while the run waited for it (not the validator's own): the run stops
         # the type only: its message could quote the artifact's content
         return None, f"validator {name} raised {type(exc).__name__}"
-    np = sys.modules.get("numpy")  # a NumPy value comes from a process that imported NumPy: the hook's path does not
-    if result is None or isinstance(result, bool) or (np is not None and isinstance(result, np.bool_)):
+    if result is None or is_bool(result):
         return (0 if result is None or bool(result) else 1), None  # NumPy's bool: what ``(df.x > 0).all()`` returns
+    np = sys.modules.get("numpy")  # a NumPy value comes from a process that imported NumPy: the hook's path does not
     if isinstance(result, int) or (np is not None and isinstance(result, np.integer)):
         low, high = EXIT_CODE_RANGE
         if not low <= int(result) <= high:  # no receipt holds it (its frame's column is Int64): no exit code either

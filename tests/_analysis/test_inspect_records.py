@@ -93,3 +93,32 @@ def test_the_names_a_sample_was_scored_under_are_its_final_score_events_once_sco
         assert _eval_scores(sample(other, final), declared) == {"graded", "strict"}
     assert _eval_scores(sample(span, final, Event(event="score", scorer=None)), declared) is None
     assert _eval_scores(sample(), declared) is None
+
+
+@pytest.mark.parametrize("depth", [201, 5000, 100_000])
+def test_a_tool_result_of_text_nested_too_deep_stays_its_text(depth: int) -> None:
+    """A tool's text of deeply nested brackets (what it read from a page, say) made ``json.loads`` raise
+    RecursionError, an internal error for the whole log (at 990 levels and above); one it parsed could nest deeper
+    than a run's trajectory may (``MAX_DEPTH``, 200). It stays the text; a result of 200 levels is still its value,
+    and a Python literal (a dict's ``str()``) too deep stays its text as well."""
+    from types import SimpleNamespace as Message
+
+    from oloproof_nb._analysis.inspect_records import _steps
+    from oloproof_nb._core.paths import MAX_DEPTH
+
+    def result_of(content: str) -> object:
+        call = Message(id="c1", function="fetch", arguments={"url": "u"})
+        messages = [Message(role="assistant", text="", model="m", tool_calls=[call]),
+                    Message(role="tool", tool_call_id="c1", error=None, content=content, text=content)]
+        steps = _steps(messages)
+        assert [step["kind"] for step in steps] == ["message", "tool_call"]
+        return steps[1]["result"]
+
+    deep = "[" * depth + "]" * depth
+    assert result_of(deep) == deep
+    literal = "{'a': " * depth + "1" + "}" * depth
+    assert result_of(literal) == literal
+    whole: list[object] = []
+    for _ in range(MAX_DEPTH - 1):
+        whole = [whole]
+    assert result_of(str(whole).replace(" ", "")) == whole

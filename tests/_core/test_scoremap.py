@@ -131,3 +131,17 @@ def test_a_reason_that_names_no_score_is_its_own_kind(reason: str) -> None:
     """Only ``score <value>`` and the text after it make a score's kind: a reason with no value between them, or a
     word that merely begins with ``score``, is kept as it is."""
     assert reason_kind(reason) == reason
+
+
+def test_a_numpy_bool_from_a_score_map_is_a_verdict() -> None:
+    """A ``score_map`` function or mapping gives a bool as a verdict; NumPy's bool is one too (what
+    ``np.isclose(value, 1)`` returns). Before, each was ``missing`` ("score_map returned np.True_ for score 1.0"),
+    and a mapping of one was refused as no verdict."""
+    import numpy as np
+
+    close = lambda value: np.isclose(value, 1.0)  # noqa: E731 - a user's score_map
+    assert score_verdict(1.0, close) == ("pass", "")
+    assert score_verdict(0.25, close) == ("fail", "score 0.25")
+    check_score_map({"C": np.True_, "I": np.False_})
+    assert score_verdict("I", {"C": np.True_, "I": np.False_}) == ("fail", "score 'I'")
+    assert score_verdict(1.0, lambda value: np.int64(1))[0] == "missing"  # a number is still no verdict
