@@ -35,7 +35,7 @@ from .markdown import markdown_table
 from .theme import TABLE_CSS, cell_text, is_blank, json_text, table_of
 
 __all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "json_cell", "json_records",
-           "make_folder", "write_file"]
+           "make_folder", "read_only", "write_file"]
 
 EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".md", ".tex", ".html", ".json")
 
@@ -131,7 +131,8 @@ def write_file(path: Path, data: str | bytes) -> None:
     over it. A named pipe or a device at ``path`` is replaced, never opened (``oloproof report --out`` a FIFO
     waited for a reader for ever), and a failed or interrupted write leaves no half-written file (a full disk
     left a truncated report that looked whole). A symbolic link at ``path`` to a regular file is followed (that
-    file gets the new content; a link to anything else is replaced), and a file there keeps its permissions.
+    file gets the new content; a link to anything else is replaced), and a file there keeps its permissions; one
+    this process may not write (:func:`read_only`) is kept, as ``open(path, "w")`` would refuse it.
     :class:`~oloproof_nb.errors.ExportError` names the file.
     """
     try:
@@ -153,6 +154,9 @@ def write_file(path: Path, data: str | bytes) -> None:
         mode = stat.S_IMODE(before.st_mode) if stat.S_ISREG(before.st_mode) else None
     except OSError:
         mode = None
+    if mode is not None and read_only(target):  # the rename below would replace it: `chmod a-w` asked it be kept
+        raise ExportError(f"{path}: is read-only, so it is kept; make it writable first (chmod u+w), or choose "
+                          "another path")
     tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
         fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
@@ -167,6 +171,21 @@ def write_file(path: Path, data: str | bytes) -> None:
     except BaseException:  # Ctrl-C while writing: no temporary file left behind
         _remove(tmp)
         raise
+
+
+def read_only(path: Path) -> bool:
+    """Whether ``path`` is a regular file this process may not write, as ``open(path, "w")`` would find it (a file
+    made read-only with ``chmod a-w``, or another user's); a folder, a pipe or nothing there is not.
+
+    :func:`write_file` replaces a file by renaming a new one over it, which the folder allows whatever the file's
+    own mode: a file marked read-only (a released gate's export, a report kept as written) was replaced without a
+    word, where ``DataFrame.to_csv`` refuses it ("Permission denied"). As root, every file is writable, as to
+    ``to_csv``.
+    """
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode) and not os.access(path, os.W_OK)
+    except (OSError, ValueError):
+        return False
 
 
 def make_folder(folder: Path, role: str, instead: str = "choose another path") -> None:
@@ -244,7 +263,9 @@ def _md(df: pd.DataFrame, path: Path) -> str:
 
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                 "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                "<": r"\textless{}", ">": r"\textgreater{}", "≥": r"$\geq$", "≤": r"$\leq$", "−": "-",
+                # LaTeX's default font encoding (OT1) sets "<", ">" and "|" in text as "¡", "¿" and an em dash
+                "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "≥": r"$\geq$", "≤": r"$\leq$",
+                "−": "-",
                 # after a row's \\, LaTeX reads "[" as the start of a spacing argument and "*" as its star form
                 "[": "{[}", "]": "{]}", "*": "{*}"}
 
@@ -355,7 +376,8 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
         an existing file is overwritten (as ``DataFrame.to_csv`` does: a notebook cell run again writes the same
         path), whole or not at all (:func:`write_file`: a new file beside it, renamed over it; a named pipe or a
         device there is replaced, a symbolic link to a file is followed). A folder there, or a link to one, is
-        refused, before anything is written.
+        refused, before anything is written, and so is a file this process may not write (made read-only with
+        ``chmod a-w``, or another user's), which ``DataFrame.to_csv`` refuses too: it is kept as it is.
 
     Returns
     -------
@@ -366,7 +388,8 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     ------
     ExportError
         An unknown suffix (the message lists the allowed ones), a ``df`` that is not a table, or a ``path``
-        that cannot be written (a folder, or a file where a parent folder belongs: the message names it); in ``.csv``,
+        that cannot be written (a folder, a read-only file, or a file where a parent folder belongs: the message
+        names it); in ``.csv``,
         ``.tex`` and ``.json``, a text cell holding a lone surrogate (not Unicode text), which it names.
 
     Notes
@@ -379,7 +402,7 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     infinities the strings ``"Infinity"``/``"-Infinity"`` (strict JSON has no
     infinity; ``float()`` reads them back), dicts and lists nested JSON (a NaN or an
     infinity inside them written the same way), ABSENT
-    ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``, ``[``, ``]``, ``*``) are
+    ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``, ``|``, ``[``, ``]``, ``*``) are
     escaped, ``≥``/``≤`` become ``$\\geq$``/``$\\leq$``, and a line break or control character
     inside a cell becomes a space; the table needs ``\\usepackage{booktabs}``.
 

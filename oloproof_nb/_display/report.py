@@ -48,7 +48,7 @@ from .._core.slicespec import NA_BIN, parse_slice_spec
 from .._version import __version__
 from ..errors import ExportError, OloproofError, SliceWarning
 from . import plots
-from .export import export_table, make_folder, write_file
+from .export import export_table, make_folder, read_only, write_file
 from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
@@ -548,6 +548,11 @@ def _write_html(run: Run, sections: list[Section], path: Path) -> None:
 def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     files = path.parent / f"{path.stem}_files"  # made by write_report
     earlier = _earlier_files(path, files)  # read before the report replaces it
+    for name in _file_names(sections):  # a read-only one is refused before any file is replaced, not half-way
+        file = files / name
+        if not file.is_symlink() and read_only(file):  # a link there is replaced (_own_file), never written through
+            raise ExportError(f"{file}: is read-only, so it is kept, and the report at {path} with it; make it "
+                              "writable first (chmod u+w), or choose another out=")
     written: set[str] = set()
     title, lines = _header(run, md_code, md_cell)
     out = [f"# {_heading(md_cell(title))}", ""]
@@ -564,8 +569,7 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
                 out += [_md_line(sec.notes[name]), ""]
             if not len(shown.columns):  # a heading and its note, no table
                 continue
-            stem = name.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
-            csv = export_table(raw, _own_file(files / f"{stem}.csv"))
+            csv = export_table(raw, _own_file(files / f"{_csv_stem(name)}.csv"))
             written.add(csv.name)
             out += [markdown_table(shown, fmt_number, styled=True), "",
                     f"Raw numbers: {md_link(f'{files.name}/{csv.name}', f'{files.name}/{csv.name}')}", ""]
@@ -578,6 +582,24 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     write_file(path, "\n".join(out))
     for name in sorted(earlier - written):  # the earlier report's, of another run: no longer this report's
         _remove_stale(files / name, path)
+
+
+def _csv_stem(table: str) -> str:
+    """The name of a table's CSV file in ``<stem>_files/``, without ``.csv`` (``slice tool_calls:1,2``:
+    ``slice_tool_calls_1-2``)."""
+    return table.replace("slice ", "slice_").replace(":", "_").replace(",", "-")
+
+
+def _file_names(sections: list[Section]) -> list[str]:
+    """The files :func:`_write_md` writes in ``<stem>_files/`` for ``sections``: each table's CSV and its plot."""
+    names = []
+    for sec in sections:
+        for i, (name, shown, _raw) in enumerate(sec.tables):
+            if len(shown.columns):  # a heading and its note alone write no file
+                names.append(f"{_csv_stem(name)}.csv")
+                if i < len(sec.figures):
+                    names.append(f"{sec.figures[i][0]}.png")
+    return names
 
 
 #: A line of a Markdown report that links one of its files: ``Raw numbers: [label](target)`` or ``![label](target)``.
@@ -726,6 +748,9 @@ def report_path(out: str | Path) -> Path:
     if _a_file_of_the_user(path):  # `--out README.md` in the suite folder replaced the suite's README
         raise OloproofError(f"{path}: exists and is no oloproof report, so it is kept; choose another out=, or "
                             "remove the file first to put the report there")
+    if read_only(path):  # an earlier report made read-only: refused before its tables and plots are written
+        raise OloproofError(f"{path}: is read-only, so it is kept; choose another out=, or make it writable first "
+                            "(chmod u+w)")
     files = path.parent / f"{path.stem}_files"
     if suffix == ".md" and _holds_files(files) and not _an_earlier_report(path):
         # `--out notes.md` beside the user's own notes_files/ replaced its gate.csv and gate.png: only an earlier

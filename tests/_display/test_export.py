@@ -169,7 +169,7 @@ def test_latex_round_trips(frame: pd.DataFrame, tmp_path: Path) -> None:
     body = text.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
     rows = [line.removesuffix(" \\\\").split(" & ") for line in body]
     assert all(same(a, b) for a, b in zip(written_floats([r[1] for r in rows]), frame["x"], strict=True))
-    assert rows[0][0] == "row\\_0" and rows[-2][0] == "a|b \\& c" and rows[-1][0] == 'say "hi", 50\\%'
+    assert rows[0][0] == "row\\_0" and rows[-2][0] == "a\\textbar{}b \\& c" and rows[-1][0] == 'say "hi", 50\\%'
 
 
 def test_every_format_round_trips_a_slice_table(make_suite: Any, tmp_path: Path) -> None:
@@ -384,6 +384,17 @@ def test_index_levels_beside_a_repeated_one_and_name_clashes(tmp_path: Path) -> 
     cat = pd.DataFrame({"criterion": ["a", "b"], "rate": [1, 2]},
                        index=pd.CategoricalIndex(["a", "b"], name="criterion"))
     assert op.export_table(cat, tmp_path / "cat.csv").read_text(encoding="utf-8") == "criterion,rate\na,1\nb,2\n"
+
+
+def test_a_vertical_bar_in_a_latex_cell_is_a_bar_not_an_em_dash(tmp_path: Path) -> None:
+    """In LaTeX's default font encoding (OT1) the character "|" typed in text is the em dash's slot: a case id
+    ``a|b`` or a reason quoting ``cmd|calc`` was typeset ``a—b``, as ``<`` and ``>`` were ``¡`` and ``¿`` before
+    they were escaped. ``\\textbar{}`` is the bar in any encoding; in a header too."""
+    table = pd.DataFrame({"case|id": ["a|b", "||"], "rate": [0.5, 1.0]})
+    text = op.export_table(table, tmp_path / "t.tex").read_text(encoding="utf-8")
+    assert "|" not in text.replace("\\textbar{}", "")
+    assert "case\\textbar{}id & rate \\\\\n" in text
+    assert "a\\textbar{}b & 0.5 \\\\\n\\textbar{}\\textbar{} & 1.0 \\\\\n" in text
 
 
 def test_a_unicode_line_or_paragraph_separator_in_a_latex_cell_is_a_space(tmp_path: Path) -> None:

@@ -89,3 +89,32 @@ def test_a_named_pipe_at_the_path_is_replaced_never_opened(tmp_path: Path) -> No
     os.mkfifo(pipe)
     bounded(lambda: op.export_table(TABLE, pipe), 30, unblock=[pipe])
     assert pipe.is_file() and '"answer_matches"' in pipe.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("linked", [False, True])
+def test_a_read_only_file_at_the_path_is_refused_and_kept(tmp_path: Path, linked: bool) -> None:
+    """``chmod a-w gate.csv``: ``DataFrame.to_csv`` refuses the file ("Permission denied"), but the export renamed a
+    new file over it, which the folder allows whatever the file's mode, and the released table was gone. Run bound
+    by file modes (as root, in a user namespace of its own), as a user is."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    kept = tmp_path / "gate.csv"
+    kept.write_text("criterion,rate\nreleased,0.9\n", encoding="utf-8")
+    kept.chmod(0o444)
+    path = tmp_path / "latest.csv" if linked else kept
+    if linked:  # a link to the file is followed to it: the file is what is kept
+        path.symlink_to(kept)
+    script = ("import pandas as pd\nimport oloproof_nb as op\nfrom oloproof_nb.errors import ExportError\n"
+              f"try:\n    op.export_table(pd.DataFrame({{'criterion': ['new'], 'rate': [0.1]}}), {str(path)!r})\n"
+              "    print('written')\nexcept ExportError as exc:\n    print(exc)\n")
+    done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout == (f"{path}: is read-only, so it is kept; make it writable first (chmod u+w), or choose "
+                           "another path\n"), done.stderr
+    assert kept.read_text(encoding="utf-8") == "criterion,rate\nreleased,0.9\n"
+    assert _dot_files(tmp_path) == [] and (not linked or path.is_symlink())

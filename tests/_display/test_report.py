@@ -859,6 +859,63 @@ def test_a_file_the_user_wrote_is_never_replaced_by_a_report_but_an_earlier_repo
     assert main(["report", str(example_run.directory), "--out", str(empty)]) == 1 and empty.stat().st_size > 0
 
 
+
+def test_an_earlier_report_made_read_only_is_kept_and_nothing_is_written_beside_it(
+        example_run: op.Run, tmp_path: Path, plots_not_encoded: None) -> None:
+    """``chmod a-w report.md`` keeps the report a release was decided on: before, the report was replaced all the
+    same (renamed over, which the folder allows whatever the file's mode) and its tables in ``report_files/`` with
+    it. Refused in one line, exit 2, before anything is written. Run bound by file modes, as a user is."""
+    import os
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    out = tmp_path / "report.md"
+    write_report(example_run, out)
+    files = tmp_path / "report_files"
+    before = {p.name: p.read_bytes() for p in [out, *files.iterdir()]}
+    out.chmod(0o444)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "report", str(example_run.directory),
+                           "--out", str(out)], capture_output=True, text=True, timeout=120, env=env)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == (f"oloproof: error: {out}: is read-only, so it is kept; choose another --out, or make it "
+                           "writable first (chmod u+w)\n")
+    assert {p.name: p.read_bytes() for p in [out, *files.iterdir()]} == before
+
+
+def test_a_read_only_table_of_an_earlier_markdown_report_keeps_the_whole_report(
+        example_run: op.Run, tmp_path: Path, plots_not_encoded: None) -> None:
+    """One file of ``report_files/`` made read-only (``chmod a-w report_files/failing_2.csv``): the report is refused
+    before any of its files is replaced, so the earlier report and every table and plot it links stay together
+    (refused only when its turn came, the gate table and plot beside it were already the new run's). Run bound by
+    file modes, as a user is."""
+    import os
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    out = tmp_path / "report.md"
+    write_report(example_run, out)
+    files = tmp_path / "report_files"
+    kept = files / "failing_2.csv"
+    assert (files / "gate.csv").is_file() and kept.is_file()  # written before it, in the gate table's order
+    kept.chmod(0o444)
+    before = {p.name: p.read_bytes() for p in [out, *files.iterdir()]}
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "report", str(example_run.directory),
+                           "--out", str(out)], capture_output=True, text=True, timeout=300, env=env)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == (f"oloproof: error: {kept}: is read-only, so it is kept, and the report at {out} with it; "
+                           "make it writable first (chmod u+w), or choose another --out\n")
+    assert {p.name: p.read_bytes() for p in [out, *files.iterdir()]} == before
+
 def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch, plots_not_encoded: None) -> None:
     """Before, a file the report could not read (mode 000 for another user) was taken for no file of
