@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import numbers
 import os
 from collections.abc import Mapping
 from functools import cached_property
@@ -43,7 +44,7 @@ from .._core.records import CaseRecord, Manifest, ReplayRecord
 from .._run.locate import runs_hint
 from .._run.states import StateReader
 from .._run.store import MANIFEST, REPLAYS, read_manifest, refuse_changed_journal, refuse_dangling_run_dir
-from ..errors import CopyChangedError, OloproofError, RunDirError
+from ..errors import CopyChangedError, OloproofError, RunDirError, quote
 from . import frames
 from .columnar import journal_fingerprint, read_frame
 from .columns import FRAMES
@@ -422,6 +423,8 @@ class Run(ColumnarCopy):
 
     # -- records (read from the journal, one case at a time) --------------------------------
     def _member_of(self, case_id: str, epoch: int = 1) -> Run:
+        if not isinstance(epoch, numbers.Integral) or isinstance(epoch, bool):  # "1" read "no epoch 1 (its epochs: 1)"
+            raise OloproofError(f"epoch={quote(epoch)}: must be an integer (1 for the first epoch)")
         if self._members is None:
             return self
         holding = [m for m in self._members if (case_id, epoch) in m._journal.case_index()]

@@ -577,9 +577,13 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     derived_ids = {t.name: _DerivedIds(source_ids, t.name) for t in config.metamorphic.transforms}
     looks = {look: sid for sid in source_ids if (look := key_look(sid)) != sid} if derived_ids else {}
     for i, transform in enumerate(config.metamorphic.transforms):
-        clash = sorted(did for did in derived_ids[transform.name] if did in source_ids or did in looks)
+        # as the case file holds ids apart (key_look): " a~t", the copy of " a", beside the case "a~t" is one too
+        clash = sorted(did for did in derived_ids[transform.name]
+                       if (look := key_look(did)) in source_ids or look in looks)
         if clash:
-            shown = quote(clash[0]) if clash[0] in source_ids else f"{quote(clash[0])} (as {quote(looks[clash[0]])})"
+            look = key_look(clash[0])
+            held = look if look in source_ids else looks[look]
+            shown = quote(clash[0]) if held == clash[0] else f"{quote(clash[0])} (as {quote(held)})"
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].name",
                               f"the derived case id {shown} is already a case id in {config.cases}")
     digests = {SUITE_FILE: file_digest(suite_file), config.cases: file_digest(cases_file)}

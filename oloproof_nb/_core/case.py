@@ -316,6 +316,9 @@ def case_from_mapping(obj: dict[str, Any], *, digest_value: str | None = None, s
     if isinstance(obj["id"], int) and not isinstance(obj["id"], bool):  # a benchmark's task number
         raise ValueError(f"'id' must be a non-empty string, got the number {obj['id']}: write it as text, "
                          f"\"{obj['id']}\" (str(task_id) where you convert the tasks)")
+    if isinstance(obj["id"], float):  # 1e3 or 1.50: the number read keeps no spelling to suggest
+        raise ValueError(f"'id' must be a non-empty string, got the number {json.dumps(obj['id'])}: write it as "
+                         "text, the id in quotes as you spell it (unquoted, 1e3 is read as the number 1000.0)")
     if not isinstance(obj["id"], str) or not obj["id"]:
         raise ValueError(f"'id' must be a non-empty string, got {quote_value(obj['id'])}")
     cluster = obj.get("cluster")

@@ -115,9 +115,9 @@ def _verdict_title(head: str, obj: Any) -> tuple[str, str | None]:
     return _title(head + (f": {verdict}" if verdict else "") + (f" ({reason})" if reason else "")), verdict
 
 
-#: Rows of a gate or comparison plot at most, as a slice plot draws at most ``MAX_EDGES + 1`` bins: each row takes half
-#: an inch, so 100 rows are a figure 51.5 inches tall; 500 criteria drew one of 251.5 inches (25,150 pixels) that took
-#: 6 s, and as a report's PNG a 1.9 MB image nobody reads as a picture. The table holds every row.
+#: Rows of a gate, comparison or validity plot at most, as a slice plot draws at most ``MAX_EDGES + 1`` bins: each
+#: row takes half an inch, so 100 rows are a figure 51.5 inches tall; 500 criteria drew one of 251.5 inches (25,150
+#: pixels) that took 6 s, and as a report's PNG a 1.9 MB image nobody reads as a picture. The table holds every row.
 PLOT_ROWS = 100
 
 
@@ -527,12 +527,18 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None, *, confidence: float |
         One errorbar per transform with labels (a green disc when checked, an
         amber diamond when not), a thin ``|`` behind it at ``minimum_validity``,
         and the valid, labeled and derived counts on the right.
+
+    Raises
+    ------
+    OloproofError
+        A table of more than :data:`PLOT_ROWS` rows (transforms): a plot of more cannot be read.
     """
     from matplotlib.lines import Line2D
 
     cols = ["transform", "derived", "labeled", "valid", "rate", "ci_low", "ci_high", "minimum_validity", "checked"]
     level = _level(frame, confidence)
     table = _table(frame, cols, "validity", "op.validity(run)")
+    _plotted_rows(table, "validity")
     ax = _axes(ax, 8.0, _rows_height(len(table), ""))
     words = ["checked" if bool(c) else "not checked" for c in table["checked"]]
     notes = [f"{r.valid}/{r.labeled} valid, {r.labeled}/{r.derived} labeled" for r in table.itertuples(index=False)]

@@ -329,7 +329,11 @@ def _validity_section(run: Run) -> Section | None:
     shown.insert(shown.columns.get_loc("rate") + 1, f"{fmt_level(table.attrs.get('confidence', 0.95))} CI",
                  _intervals(table))
     sec.tables.append(("validity", shown, table))
-    sec.figures.append(("validity", _png(plots.validity(table))))
+    if len(table) > plots.PLOT_ROWS:  # plots.validity refuses a figure too tall to read
+        sec.text.append(f"No validity plot: {len(table):,} transforms, and a plot shows at most {plots.PLOT_ROWS}; "
+                        "the table holds them all.")
+    else:
+        sec.figures.append(("validity", _png(plots.validity(table))))
     return sec
 
 

@@ -33,8 +33,8 @@ from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
-           "exit_line", "fit", "gate_size", "missing_verdict_lines", "no_criteria_note", "plain_terminal",
-           "reason_lines", "run_size", "terminal_width", "uncached_note"]
+           "exit_line", "failed_verdict_lines", "fit", "gate_size", "missing_verdict_lines", "no_criteria_note",
+           "plain_terminal", "reason_lines", "run_size", "terminal_width", "uncached_note"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -375,23 +375,36 @@ def missing_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
         keys = [k for k in ("run_id", "case_id", "epoch") if k in ended.columns and k in missing.columns]
         gone = pd.MultiIndex.from_frame(ended[keys])
         missing = missing[~pd.MultiIndex.from_frame(missing[keys]).isin(gone)]
-    if missing.empty:
+    return _reason_lines(verdicts, missing, "missing", "are missing", width)
+
+
+def failed_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
+    """Lines saying why verdicts ``fail``, as :func:`missing_verdict_lines` says why they are missing: by criterion
+    and reason code, the commonest first, each with a case and its reason; none when none fails."""
+    verdicts = run.verdicts
+    return _reason_lines(verdicts, verdicts[verdicts["verdict"] == "fail"], "fail", "fail", width)
+
+
+def _reason_lines(verdicts: pd.DataFrame, chosen: pd.DataFrame, verdict: str, said: str, width: int) -> list[str]:
+    """The lines of :func:`missing_verdict_lines` and :func:`failed_verdict_lines`: the reasons of ``chosen`` (rows
+    of ``verdicts`` whose verdict is ``verdict``; ``said``: ``are missing``, ``fail``), by criterion and kind."""
+    if chosen.empty:
         return []
     rows = verdicts.groupby("criterion", sort=False).size()
-    reason = missing["reason"].fillna("").astype(str)
+    reason = chosen["reason"].fillna("").astype(str)
     # a score's reason is of its kind, not of its value: a rating's "score 3 …", "score 7 …" are one reason
     code = reason.map(reason_kind).str.split(":").str[0].str.strip().replace("", "(no reason)")
-    kinds = missing.assign(code=code, why=reason)
+    kinds = chosen.assign(code=code, why=reason)
     counts = kinds.groupby(["criterion", "code"], sort=False).size().sort_values(ascending=False, kind="stable")
     lines: list[str] = []
     for (criterion, code), n in counts.head(_ERROR_KINDS).items():
         first = kinds[(kinds["criterion"] == criterion) & (kinds["code"] == code)].iloc[0]
-        head = (f"{terminal_text(str(criterion))}: {n:,} of its {int(rows[criterion]):,} verdicts are missing: "
+        head = (f"{terminal_text(str(criterion))}: {n:,} of its {int(rows[criterion]):,} verdicts {said}: "
                 f"{terminal_text(str(code))}")
         lines.extend(textwrap.wrap(head, width, break_long_words=False, break_on_hyphens=False))
         example = fit(terminal_text(str(first["case_id"])), 40)  # an id is the user's
         lines.append(fit(terminal_text(f"  e.g. {example}: {first['why']}"), width))
     if len(counts) > _ERROR_KINDS:
         lines.append(f"  and {len(counts) - _ERROR_KINDS} other reasons")
-    lines.append(fit("  in Python: run.verdicts[run.verdicts.verdict == \"missing\"] has each reason", width))
+    lines.append(fit(f"  in Python: run.verdicts[run.verdicts.verdict == \"{verdict}\"] has each reason", width))
     return lines

@@ -17,7 +17,7 @@ from typing import Any
 from .._config.suite import Suite
 from .._core.epochs import parse_reduce
 from .._core.trajectory import Trajectory
-from .runner import Progress, run_suite
+from .runner import Finish, Progress, run_suite
 from .sandbox import Idle
 from .store import new_run_id
 from .systems import as_factory
@@ -76,7 +76,8 @@ def baseline_epochs(suite: Suite, epochs: int | None = None) -> int:
 
 
 def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
-                 progress: Progress | None = None, run_id: str | None = None, epochs: int | None = None) -> Path:
+                 progress: Progress | None = None, run_id: str | None = None, epochs: int | None = None,
+                 finish: Finish | None = None) -> Path:
     """Run every case of ``suite`` with the no-op system into a run directory and return it.
 
     Parameters
@@ -94,6 +95,9 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     epochs : int, optional
         The real run's epochs (default: the suite's); raised to what release.yaml's reductions need
         (:func:`baseline_epochs`), which the no-op run would otherwise refuse.
+    finish : callable, optional
+        What the messages of a stopped baseline say about finishing it (default: run ``op.baseline`` again;
+        ``oloproof run --baseline`` says it in its own words).
 
     Returns
     -------
@@ -109,7 +113,7 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     directory = Path(out).absolute() if out is not None else suite.root / BASELINE_DIR / run_id
     return run_suite(suite, system=noop_system(suite), workers=workers, out=directory, progress=progress,
                      cache=False, isolation="thread", run_id=run_id, epochs=baseline_epochs(suite, epochs),
-                     finish=_start_again)
+                     finish=finish or _start_again)
 
 
 def _start_again(directory: Path, fingerprint: str | None) -> str:

@@ -26,7 +26,7 @@ from .output import (
     say,
 )
 from .parser import EMPTY_PATH
-from .process import StopOnSignals, Stopped, ended_how, in_flight, resume_hint, run_in_child
+from .process import StopOnSignals, Stopped, ended_how, in_flight, resume_hint, run_finished, run_in_child
 
 if TYPE_CHECKING:
     from .._analysis.run import Run
@@ -146,12 +146,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if close is not None:
             close()
         plain_terminal()  # whatever the system printed, the lines below are shown as written
+    # the run finished and its do-nothing baseline was running: "the run stopped before it finished" was untrue
+    stopped = "the do-nothing baseline" if args.baseline and run_finished(directory) else "the run"
     if final is None:
-        raise OloproofError(f"the run stopped before it finished: the process running the system "
+        raise OloproofError(f"{stopped} stopped before it finished: the process running the system "
                             f"{ended_how(exitcode)}" + in_flight(directory, exitcode)
                             + resume_hint(args, directory))
     if final[0] == "interrupted" and len(final) > 1:  # not the user's Ctrl-C (read as one: a silent second try)
-        raise OloproofError(f"the run stopped before it finished: the process running the system was {final[1]} "
+        raise OloproofError(f"{stopped} stopped before it finished: the process running the system was {final[1]} "
                             "(this command got none)" + in_flight(directory, exitcode, final[1])
                             + resume_hint(args, directory))
     if final[0] in ("interrupted", "stopped"):  # the user's Ctrl-C, or a SIGTERM or SIGHUP this command got

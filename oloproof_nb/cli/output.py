@@ -163,12 +163,13 @@ def print_wrapped(note: str, width: int, indent: str = "") -> None:
 
 
 def print_case_errors(result: Run) -> None:
-    """How many case runs the system ended in error or by timeout, and why verdicts of the others are missing,
-    above the gate's table."""
-    from .._display.terminal import case_error_lines, missing_verdict_lines, terminal_width
+    """How many case runs the system ended in error or by timeout, why verdicts of the others are missing, and why
+    verdicts fail, above the gate's table."""
+    from .._display.terminal import case_error_lines, failed_verdict_lines, missing_verdict_lines, terminal_width
 
     width = terminal_width()
-    for line in [*case_error_lines(result, width), *missing_verdict_lines(result, width)]:
+    for line in [*case_error_lines(result, width), *missing_verdict_lines(result, width),
+                 *failed_verdict_lines(result, width)]:
         print(line)
 
 

@@ -133,9 +133,10 @@ def _child_run(conn: Any, params: dict[str, Any], held: frozenset[int] = frozens
             from .._run.baseline import run_baseline
 
             try:
-                idle = str(run_baseline(suite, workers=params["workers"], epochs=params["epochs"]))
-            except OloproofError as exc:  # the run itself finished: nothing to resume
-                send("error", f"the run finished in {directory}, but the do-nothing baseline stopped: {exc}", False)
+                idle = str(run_baseline(suite, workers=params["workers"], epochs=params["epochs"], finish=_anew))
+            except (OloproofError, InternalError) as exc:  # the run finished: its baseline is run anew (resume_hint)
+                send("internal" if isinstance(exc, InternalError) else "error",
+                     f"the do-nothing baseline stopped: {exc}", True)
                 return
         send("done", str(directory), idle)
     except KeyboardInterrupt as exc:
@@ -181,11 +182,36 @@ def _start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
+def _anew(directory: Path, fingerprint: str | None) -> str:
+    """What the messages of a do-nothing baseline that ``oloproof run --baseline`` stopped say of finishing it
+    (:func:`resume_hint` gives the command)."""
+    return "a baseline is run anew, never resumed"
+
+
 def resume_hint(args: argparse.Namespace, directory: Path | None) -> str:
+    """How to finish the run in ``directory`` (empty when none was started): ``--resume``, and with ``--baseline``
+    that too, as a resume without it makes none; a run that finished (its do-nothing baseline stopped) is left as it
+    is and a new baseline made."""
     if directory is None or not (directory / "manifest.json").is_file():
         return ""
-    command = f"oloproof run {shell_word(args.suite)} --out {shell_word(directory)} --resume"
+    baseline = bool(getattr(args, "baseline", False))
+    command = (f"oloproof run {shell_word(args.suite)} --out {shell_word(directory)} --resume"
+               + (" --baseline" if baseline else ""))
+    if baseline and run_finished(directory):
+        return f"; the run finished in {directory} — run its do-nothing baseline anew with: {command}"
     return f"; the run is in {directory} — finish it with: {command}"
+
+
+def run_finished(directory: Path | None) -> bool:
+    """Whether the manifest of the run in ``directory`` says it finished (False when it cannot be read)."""
+    from .._run.store import read_manifest
+
+    if directory is None:
+        return False
+    try:
+        return read_manifest(directory).finished_at is not None
+    except (OloproofError, OSError, ValueError):
+        return False
 
 
 def ended_how(exitcode: int | None) -> str:

@@ -93,3 +93,20 @@ def test_pooled_runs_name_the_id_or_the_epoch_none_of_them_holds(make_suite: Cal
     with pytest.raises(op.OloproofError) as raised:  # in both: which one is still the user's to say
         pooled.record("ord-021")
     assert "pick one run" in str(raised.value)
+
+
+def test_an_epoch_given_as_text_is_refused_as_no_integer(make_suite: Callable[..., Path]) -> None:
+    """``run.record("ord-001", "1")``: the text "1" is no epoch 1, and the line said ``has no epoch 1 (its epochs:
+    1)``, a contradiction; pooled runs said it too. A NumPy integer, read from a frame, is an epoch as ever."""
+    import numpy as np
+
+    run = _run(make_suite)
+    pooled = op.load_runs([run.directory, op.run(op.load_suite(run.suite_root), progress=False).directory])
+    for given in ("1", 1.0, True):
+        for where in (run, pooled.runs[0], pooled):
+            with pytest.raises(op.OloproofError) as raised:
+                where.record("ord-001", given)  # type: ignore[arg-type]
+            assert str(raised.value) == f"epoch={given!r}: must be an integer (1 for the first epoch)"
+    with pytest.raises(op.OloproofError, match=r"^epoch='1': must be an integer"):
+        run.panel("ord-001", epoch="1")  # type: ignore[arg-type]
+    assert run.record("ord-001", np.int64(1))["case"]["id"] == "ord-001"

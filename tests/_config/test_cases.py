@@ -133,6 +133,10 @@ GOOD = json.dumps({"id": "c1", "input": {"q": 1}})
         # a benchmark's task number, said how to write it
         ('{"id": 7, "input": {}}', "'id' must be a non-empty string, got the number 7: write it as text, \"7\" "
                                    "(str(task_id) where you convert the tasks)"),
+        # a number with a decimal point or an exponent: no spelling is left to suggest, and the hint says why
+        ('{"id": 1e3, "input": {}}', "'id' must be a non-empty string, got the number 1000.0: write it as text, the "
+                                     "id in quotes as you spell it (unquoted, 1e3 is read as the number 1000.0)"),
+        ('{"id": 1.50, "input": {}}', "'id' must be a non-empty string, got the number 1.5: write it as text"),
         ('{"id": true, "input": {}}', "'id' must be a non-empty string, got true"),  # no number, and JSON's word
         ('{"id": "c2", "input": "text"}', "input"),
         ('{"id": "c2", "input": {}, "expected": "refunded"}', "expected"),

@@ -994,6 +994,20 @@ def test_a_source_id_that_reads_as_a_derived_one_is_refused(make_suite, source_i
     assert ("(as " in str(err)) == (source_id != "c1~t")
 
 
+@pytest.mark.parametrize("copied", [" c1", "c1\u200b"])
+def test_a_derived_id_that_reads_as_a_source_id_is_refused(make_suite, copied: str) -> None:
+    """The other way round: the copy of a case whose id has a leading space (or a zero-width space) reads as a
+    case of the file, " c1~t" as "c1~t"; both were kept, two rows shown as one id in every table."""
+    cases = [{"id": copied, "input": {"answer": "ok"}, "expected": {"answer": "ok"}},
+             {"id": "c1~t", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}],
+                      metamorphic={"transforms": [{"name": "t", "field": "answer", "template": "{value}!",
+                                                   "validity_labels": "labels/t.jsonl", "minimum_validity": 0.5}]})
+    err = _error(root)
+    assert err.key == "metamorphic.transforms[0].name"
+    assert f"the derived case id {copied + '~t'!r} (as 'c1~t') is already a case id in cases.jsonl" in str(err)
+
+
 @pytest.mark.parametrize(("metamorphic", "key", "message"), [
     ("none", "metamorphic", "Input should be a mapping (got 'none'); allowed keys: transforms"),
     ({"transforms": ["injected"]}, "metamorphic.transforms[0]",

@@ -517,16 +517,23 @@ def test_the_compare_axis_has_minor_ticks_between_its_few_labels() -> None:
     plt.close(fig)
 
 
-@pytest.mark.parametrize("what", ["gate", "compare"])
+#: One row of a validity table: a transform with every copy labeled, 22 of 24 valid.
+VALIDITY_ROW = pd.DataFrame({"transform": ["t"], "derived": [24], "labeled": [24], "valid": [22], "rate": [22 / 24],
+                             "ci_low": [0.74], "ci_high": [0.98], "minimum_validity": [0.85], "checked": [True]})
+
+
+@pytest.mark.parametrize("what", ["gate", "compare", "validity"])
 def test_a_gate_or_comparison_of_more_rows_than_a_figure_can_show_is_not_plotted(what: str) -> None:
     """Before, the figure grew half an inch a row without end: 500 criteria drew one 251.5 inches tall, a picture
     nobody reads. As a slice plot refuses more bins than a suite's slice may have, a table of more than 100 rows is
-    refused in one line, before a figure is made; 100 rows are drawn, one errorbar each."""
+    refused in one line, before a figure is made; 100 rows are drawn, one errorbar each. The validity plot draws a
+    row a transform the same way, and had no such limit."""
     def table(rows: int) -> pd.DataFrame:
-        one = GATE.iloc[[0]] if what == "gate" else compare_frame().iloc[[0]]
-        return pd.concat([one] * rows, ignore_index=True).assign(criterion=[f"c{i}" for i in range(rows)])
+        one = {"gate": GATE.iloc[[0]], "compare": compare_frame().iloc[[0]], "validity": VALIDITY_ROW}[what]
+        key = "transform" if what == "validity" else "criterion"
+        return pd.concat([one] * rows, ignore_index=True).assign(**{key: [f"c{i}" for i in range(rows)]})
 
-    draw = plots.gate if what == "gate" else plots.compare
+    draw = {"gate": plots.gate, "compare": plots.compare, "validity": plots.validity}[what]
     figures = plt.get_fignums()
     with pytest.raises(op.OloproofError) as info:
         draw(table(101))

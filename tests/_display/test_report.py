@@ -1662,6 +1662,30 @@ def test_a_report_of_more_criteria_than_a_plot_shows_says_so_instead_of_the_gate
     assert text.count("data:image/png;base64,") == 0
 
 
+def test_a_report_of_more_transforms_than_a_plot_shows_says_so_instead_of_the_validity_plot(
+        make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``op.plots.validity`` refuses a table of more rows than ``PLOT_ROWS`` as the gate plot does: the report says
+    why it has no validity plot (here with the limit set to 1 and a suite of 2 transforms), and its table keeps
+    every transform; with the limit at 2 the plot is drawn."""
+    from oloproof_nb._display import plots
+
+    cases = [{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
+    transforms = [{"name": name, "field": "answer", "template": "{value}!", "validity_labels": f"labels/{name}.jsonl",
+                   "minimum_validity": 0.5} for name in ("shout", "shout_again")]
+    root = make_suite(cases, evaluators=[{"type": "answer_matches"}], metamorphic={"transforms": transforms})
+    (root / "labels").mkdir()
+    for transform in transforms:
+        (root / transform["validity_labels"]).write_text("", encoding="utf-8")
+    run = op.run(op.load_suite(root), out=tmp_path / "run", progress=False)
+    monkeypatch.setattr(plots, "PLOT_ROWS", 1)
+    text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "No validity plot: 2 transforms, and a plot shows at most 1; the table holds them all." in text
+    assert "shout_again" in text and "validity.png" not in text
+    monkeypatch.setattr(plots, "PLOT_ROWS", 2)
+    text = write_report(run, tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "No validity plot" not in text and "validity.png" in text
+
+
 def test_a_report_of_as_many_criteria_as_a_plot_shows_has_its_gate_plot(make_suite: Any, tmp_path: Path) -> None:
     cases = [{"id": "c0", "input": {"answer": "ok"}, "expected": {"answer": "ok"}}]
     root = make_suite(cases, evaluators=[{"type": "answer_matches", "criterion": f"answer_{i:03d}"}

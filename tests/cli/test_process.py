@@ -217,6 +217,27 @@ def test_missing_verdicts_of_case_runs_that_completed_are_explained_above_the_ta
     assert lines[start] in capsys.readouterr().out.splitlines()
 
 
+def test_failed_verdicts_are_explained_above_the_table_as_missing_ones_are(
+        make_suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A BLOCK said why verdicts were missing but not why they failed: the reasons were in run.verdicts only. By
+    hand: p00–p09 all answer "oops" (10 of 10 answer_matches fail, each reason of its own answer), and p00–p02 also
+    write 0 where 0, 1, 2 are expected: p00 passes state_matches, p01 and p02 fail it at acct.n."""
+    cases = [{**c, "input": {**c["input"], "answer": "oops"}} for c in PERFECT_CASES]
+    for case in cases[:3]:
+        case["input"] = {**case["input"], "writes": [{"path": ["acct", "n"], "value": 0}]}
+    folder = make_suite(cases, evaluators=EVALUATORS, release=RELEASE)
+    assert main(["run", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("answer_matches: 10 of its 10 verdicts fail: answer 'oops' != expected 'done'")
+    assert lines[start + 1:start + 5] == ["  e.g. p00: answer 'oops' != expected 'done'",
+                                          "state_matches: 2 of its 10 verdicts fail: 1 of 1 paths differ",
+                                          "  e.g. p01: 1 of 1 paths differ: acct.n",
+                                          '  in Python: run.verdicts[run.verdicts.verdict == "fail"] has each reason']
+    assert start < next(i for i, line in enumerate(lines) if line.startswith("| criterion"))  # above the table
+    assert main(["gate", str(tmp_path / "out")]) == 1  # the stored run says so too
+    assert lines[start] in capsys.readouterr().out.splitlines()
+
+
 def test_a_case_run_that_overran_its_time_counts_as_ended(make_suite, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """By hand: c0 raises, c1 overruns case_timeout_s 0.5. Both ended, one by timeout, and the fault check's
