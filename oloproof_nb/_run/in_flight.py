@@ -84,6 +84,7 @@ def read_in_flight(directory: Path) -> InFlight | None:
     finished: dict[tuple[str, int], None] = {}
     in_worker: set[tuple[str, int]] = set()  # sent to an isolation: process worker: its system never ends this one
     how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
+    pid: int | None = None  # the process that noted the last case run
     for lineno, _, raw in complete_lines(directory / STARTED):
         try:
             line = parse_record(directory / STARTED, lineno, raw)
@@ -95,6 +96,8 @@ def read_in_flight(directory: Path) -> InFlight | None:
                     started.setdefault(key, float(line.get("at") or 0.0))
                     if line.get("worker") is True:
                         in_worker.add(key)
+                noted_by = line.get("pid")
+                pid = noted_by if isinstance(noted_by, int) and not isinstance(noted_by, bool) else None
                 # a process ran after any end before
                 how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
             elif isinstance(line.get("ended"), str) and how is None:
@@ -115,18 +118,21 @@ def read_in_flight(directory: Path) -> InFlight | None:
     # case runs a worker process ran: their system could not end the run's process, so its end is never theirs
     # (a crash of the run's process itself, an exit before its last message: they run again, noted)
     by_system = by_system and not (started and in_worker.issuperset(started))
-    return InFlight(started, how, by_system, ended_at, lost, stopped, stop_by) if started or lost else None
+    return InFlight(started, how, by_system, ended_at, lost, stopped, stop_by, pid) if started or lost else None
 
 
-def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight | None:
+def note_end(directory: Path, exitcode: int, how: str | None = None, pid: int | None = None) -> InFlight | None:
     """Append to ``started.jsonl`` how the run's process ended (``oloproof run`` calls it once that process is
     dead, before any resume); what was in flight then. Nothing is written when no case run was in flight, when an
     end is already noted after them (this process started none: :func:`read_in_flight`), or when the folder is
     held by another process or cannot be written (a resume then runs those case runs again). ``how``: an end
     :func:`how_it_ended` cannot tell from ``exitcode``, not blamed on the system (a stop that reached the run's
-    process alone), which alone replaces a stop noted after the case runs in flight."""
+    process alone), which alone replaces a stop noted after the case runs in flight. ``pid``: the process that ended;
+    nothing is written either when the case runs in flight were noted by another (a run killed where nothing saw it,
+    such as ``op.run`` in a notebook, then a resume that ended while it built the system: its end is not theirs)."""
     def ended(in_flight: InFlight | None) -> tuple[dict[str, Any], InFlight] | None:
-        if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None):
+        if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None) \
+                or _noted_by_another(in_flight, pid):
             return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
         end = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
                        time.time(), in_flight.lost)
@@ -135,7 +141,7 @@ def note_end(directory: Path, exitcode: int, how: str | None = None) -> InFlight
     return _note_in_flight(directory, ended)
 
 
-def note_stop(directory: Path, signal_name: str | None = None) -> None:
+def note_stop(directory: Path, signal_name: str | None = None, pid: int | None = None) -> None:
     """Append a stop to ``started.jsonl``, as :meth:`RunStore.close` does on a Ctrl-C, for a run's process that
     ended after the user's stop before it noted it (``oloproof run`` kills it on a second Ctrl-C, or when it does
     not stop within the grace time): a resume runs the case runs in flight again with no note (not as an end
@@ -143,13 +149,19 @@ def note_stop(directory: Path, signal_name: str | None = None) -> None:
     the run's process keeps it (before, after a SIGTERM and a Ctrl-C, the command said ``interrupted by
     SIGTERM`` and the resume ``stopped by a Ctrl-C or a signal``). Nothing is written when none was in flight, when
     an end or a stop is noted after them, or when the folder is held by another process or cannot be written (as
-    :func:`note_end`)."""
+    :func:`note_end`; ``pid`` too)."""
     def stop(in_flight: InFlight | None) -> tuple[dict[str, Any], bool] | None:
-        if in_flight is None or in_flight.how is not None or in_flight.stopped:
+        if in_flight is None or in_flight.how is not None or in_flight.stopped or _noted_by_another(in_flight, pid):
             return None
         return stop_note(signal_name), True
 
     _note_in_flight(directory, stop)
+
+
+def _noted_by_another(in_flight: InFlight, pid: int | None) -> bool:
+    """Whether the case runs in flight were noted by another process than ``pid`` (the one whose end is noted); False
+    when either is not known (``pid`` None, or notes written before they named their process)."""
+    return pid is not None and in_flight.pid is not None and in_flight.pid != pid
 
 
 def _note_in_flight(directory: Path, note_of: Callable[[InFlight | None], tuple[dict[str, Any], _T] | None]

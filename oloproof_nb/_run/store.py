@@ -581,9 +581,11 @@ class RunStore:
         """Append ``(case_id, epoch)`` to ``started.jsonl`` as the case run starts on a system in this process
         (``finished``: as it finished, its record not yet appended; ``in_worker``: as it is sent to a worker of
         ``isolation: process``, whose system cannot end this process): one unbuffered ``write`` (no ``fsync``),
-        which a process ended by ``os._exit``, a signal or a kill keeps."""
-        note = {"case": case_id, "epoch": epoch, "at": time.time(), **({"finished": True} if finished else {}),
-                **({"worker": True} if in_worker else {})}
+        which a process ended by ``os._exit``, a signal or a kill keeps. The note names this process (``pid``): the end
+        ``oloproof run`` sees of a later process is never taken for the end of these case runs
+        (:func:`~.in_flight.note_end`)."""
+        note = {"case": case_id, "epoch": epoch, "at": time.time(), "pid": os.getpid(),
+                **({"finished": True} if finished else {}), **({"worker": True} if in_worker else {})}
         line = (dumps(note) + "\n").encode("utf-8")
         with self._lock:
             if self._closed or self._failed:  # a case still running on a worker thread of a stopped run
@@ -774,6 +776,9 @@ class InFlight:
     #: The signal that stop came by, when the process knew it (``SIGTERM``, ``SIGHUP``); None for a Ctrl-C's
     #: ``KeyboardInterrupt``, which does not say, and in folders written before this version.
     stop_signal: str | None = None
+    #: The process that started the last of them (its ``pid``); None when its note names none (written before notes
+    #: named their process).
+    pid: int | None = None
 
 
 def _reusable(directory: Path) -> bool:

@@ -141,7 +141,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
               "progress": update is not None, "baseline": args.baseline,
               "epochs": args.epochs}
     try:
-        final, directory, exitcode = run_in_child(args, params, update)
+        final, directory, exitcode, pid = run_in_child(args, params, update)
     finally:
         if close is not None:
             close()
@@ -150,11 +150,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     stopped = "the do-nothing baseline" if args.baseline and run_finished(directory) else "the run"
     if final is None:
         raise OloproofError(f"{stopped} stopped before it finished: the process running the system "
-                            f"{ended_how(exitcode)}" + in_flight(directory, exitcode)
+                            f"{ended_how(exitcode)}" + in_flight(directory, exitcode, pid=pid)
                             + resume_hint(args, directory))
     if final[0] == "interrupted" and len(final) > 1:  # not the user's Ctrl-C (read as one: a silent second try)
         raise OloproofError(f"{stopped} stopped before it finished: the process running the system was {final[1]} "
-                            "(this command got none)" + in_flight(directory, exitcode, final[1])
+                            "(this command got none)" + in_flight(directory, exitcode, final[1], pid)
                             + resume_hint(args, directory))
     if final[0] in ("interrupted", "stopped"):  # the user's Ctrl-C, or a SIGTERM or SIGHUP this command got
         by = f" by {final[1]}" if final[0] == "stopped" else ""

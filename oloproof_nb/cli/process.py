@@ -223,15 +223,15 @@ def ended_how(exitcode: int | None) -> str:
     return f"exited with code {exitcode}" if exitcode >= 0 else f"was {how_it_ended(exitcode)}"
 
 
-def in_flight(directory: Path | None, exitcode: int, how: str | None = None) -> str:
+def in_flight(directory: Path | None, exitcode: int, how: str | None = None, pid: int | None = None) -> str:
     """Note in the run folder how its process ended (``started.jsonl``: the child is dead, its lock released), and
     say what a resume does with the case runs that were in flight: ``error`` when the system ended the process
     (an exit, a fatal signal), run again otherwise (a kill from outside; ``how``: an end the exit code does not
-    tell, :func:`~oloproof_nb._run.in_flight.note_end`); nothing when none was."""
+    tell, :func:`~oloproof_nb._run.in_flight.note_end`; ``pid``: the process that ended); nothing when none was."""
     from .._analysis.gate_reasons import case_runs
     from .._run.in_flight import note_end
 
-    ended = None if directory is None else note_end(directory, exitcode, how)
+    ended = None if directory is None else note_end(directory, exitcode, how, pid)
     if ended is None or not ended.started:
         return ""
     keys = list(ended.started)
@@ -250,8 +250,9 @@ _STOPPED_ALONE = "stopped by a SIGINT, SIGTERM or SIGHUP sent to it alone"
 
 
 def run_in_child(args: argparse.Namespace, params: dict[str, Any],
-                  on_progress: Callable[[int, int], None] | None) -> tuple[tuple[Any, ...] | None, Path | None, int]:
-    """Run the suite in a child process; ``(final message or None, run directory, child's exit code)``.
+                  on_progress: Callable[[int, int], None] | None,
+                  ) -> tuple[tuple[Any, ...] | None, Path | None, int, int | None]:
+    """Run the suite in a child process; ``(final message or None, run directory, child's exit code, its pid)``.
 
     The final message is the child's, but for a stop: ``("interrupted",)`` after the user's Ctrl-C,
     ``("stopped", "SIGTERM")`` after a SIGTERM or SIGHUP this process got (:class:`Stopped`: it stops the run as a
@@ -332,12 +333,12 @@ def run_in_child(args: argparse.Namespace, params: dict[str, Any],
         if directory is not None:  # ended before it noted the stop (a second Ctrl-C killed it): the user's stop
             from .._run.in_flight import note_stop
 
-            note_stop(directory, signal_name)  # the SIGTERM the command names too
+            note_stop(directory, signal_name, proc.pid)  # the SIGTERM the command names too
     elif final == ("interrupted",) and interrupted_at is None:  # the child stopped on a signal this process never got
         final = ("interrupted", _STOPPED_ALONE)
     if final == ("interrupted",) and signal_name is not None:  # stopped as on a Ctrl-C, by this signal: say which
         final = ("stopped", signal_name)
-    return final, directory, proc.exitcode if proc.exitcode is not None else -9
+    return final, directory, proc.exitcode if proc.exitcode is not None else -9, proc.pid
 
 
 class Stopped(KeyboardInterrupt):

@@ -234,6 +234,30 @@ def test_a_notebook_run_killed_mid_case_reruns_it_on_resume_and_says_so(tmp_path
     assert note in " ".join(gated.stdout.split())
 
 
+@pytest.mark.slow
+def test_a_resume_that_dies_building_the_system_does_not_blame_it_for_a_case_run_another_process_left(
+        tmp_path: Path, reference: op.Run) -> None:
+    """``op.run`` killed from outside while it ran c4 (nothing saw how it ended), then ``oloproof run --resume``,
+    whose system ended its process (``os._exit(3)`` in the constructor) before it ran a case: the command said
+    ``exited with code 3 while running case 'c4', which --resume records as error`` and noted that end after c4,
+    so the next resume recorded c4 ``error`` (all verdicts missing), a case run the system never ended. The end of
+    the resume's process is its own: c4 runs again, as after any kill nothing saw."""
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    code = f"import oloproof_nb as op; op.run({str(root)!r}, out={str(out)!r}, progress=False)"
+    killed = subprocess.run([sys.executable, "-c", code], env=cli_env(RELSYS_KILL="run:c4"), timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    crashed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet",
+                      env=cli_env(RELSYS_INIT="exit_after:0"))
+    assert crashed.returncode == 2
+    line = one_error_line(crashed.stderr)
+    assert "the process running the system exited with code 3;" in line and "c4" not in line
+    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    assert resumed.returncode in (0, 1), resumed.stderr
+    _assert_complete(out, reference)
+    assert _abrupt_ends(out) == [{"how": None, "rerun": [["c4", 1]]}]
+
+
 # -- torn records ------------------------------------------------------------------------------------
 
 def _torn_copy(source: Path, target: Path, k: int, cut: int, *, orphan_replay: bool) -> bytes:

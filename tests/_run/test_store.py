@@ -1252,6 +1252,39 @@ def test_a_later_end_of_a_process_that_ran_no_case_does_not_replace_the_end_that
     assert (seen.how, seen.by_system) == ("exit code 3", True)
 
 
+def test_the_end_of_a_process_that_noted_none_of_the_case_runs_in_flight_is_not_noted_after_them(
+        tmp_path: Path) -> None:
+    """The case runs in flight were noted by one process (a notebook's op.run killed where nothing saw it); the end
+    oloproof run saw of another (a resume whose system ended it while it was built) is not theirs: nothing is noted,
+    and a resume runs them again. The end of the process that noted them is noted, as is an end whose process is
+    not known."""
+    from oloproof_nb._run.in_flight import note_end, note_stop, read_in_flight
+
+    crashed = RunStore.create(tmp_path / "run", MANIFEST)
+    crashed.note_case("a", 1)
+    crashed._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and seen.pid == os.getpid()
+    other = os.getpid() + 1
+    before = (tmp_path / "run" / "started.jsonl").read_bytes()
+    assert note_end(tmp_path / "run", 3, pid=other) is None
+    note_stop(tmp_path / "run", pid=other)
+    assert (tmp_path / "run" / "started.jsonl").read_bytes() == before
+    again = read_in_flight(tmp_path / "run")
+    assert again is not None and list(again.started) == [("a", 1)] and (again.how, again.stopped) == (None, False)
+    ended = note_end(tmp_path / "run", 3, pid=os.getpid())
+    assert ended is not None and (ended.how, ended.by_system) == ("exit code 3", True)
+
+    old = RunStore.create(tmp_path / "old", MANIFEST)  # notes written before they named their process
+    old.note_case("a", 1)
+    old._run_lock.release()  # type: ignore[union-attr]
+    lines = (tmp_path / "old" / "started.jsonl").read_text(encoding="utf-8").splitlines()
+    unnamed = [json.dumps({k: v for k, v in json.loads(line).items() if k != "pid"}) for line in lines]
+    (tmp_path / "old" / "started.jsonl").write_text("".join(f"{line}\n" for line in unnamed), encoding="utf-8")
+    ended = note_end(tmp_path / "old", 3, pid=other)
+    assert ended is not None and ended.by_system
+
+
 def test_an_end_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: Path) -> None:
     """A started.jsonl a resume could not remove (its settle ignores the error): the case runs noted after an end
     were started by a later process, which that end did not stop; with no end of their own nothing blames them."""

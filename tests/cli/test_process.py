@@ -1208,7 +1208,7 @@ def test_a_run_the_user_interrupted_exits_2_with_how_to_finish_it(tmp_path: Path
     out = tmp_path / "run"
     out.mkdir()
     (out / "manifest.json").write_text("{}", encoding="utf-8")  # the run had started: the hint says how to resume
-    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (("interrupted",), out, 0))
+    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (("interrupted",), out, 0, None))
     assert main(["run", str(tmp_path / "suite"), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == (f"oloproof: interrupted; the run is in {out} — finish it with: oloproof run {tmp_path / 'suite'} "

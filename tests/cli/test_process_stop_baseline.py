@@ -70,7 +70,7 @@ def test_a_stop_or_a_kill_in_the_baseline_names_the_command_that_makes_it_anew(
 
     root, out = _suite(make_suite), tmp_path / "run"
     assert op.run(op.load_suite(root), out=out, progress=False).finished
-    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (final, out, exitcode))
+    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (final, out, exitcode, None))
     assert main(["run", str(root), "--out", str(out), "--baseline", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == (f"{start} {out} — run its do-nothing baseline anew with: oloproof run {root} --out {out} "
@@ -87,7 +87,7 @@ def test_a_run_stopped_before_it_finished_keeps_the_baseline_in_its_resume(make_
     root, out = _suite(make_suite), tmp_path / "run"
     out.mkdir()
     (out / "manifest.json").write_text("{}", encoding="utf-8")  # started, not finished
-    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (("interrupted",), out, 0))
+    monkeypatch.setattr(commands, "run_in_child", lambda args, params, update: (("interrupted",), out, 0, None))
     assert main(["run", str(root), "--out", str(out), "--baseline", "--quiet"]) == 2
     assert capsys.readouterr().err == (f"oloproof: interrupted; the run is in {out} — finish it with: oloproof run "
                                        f"{root} --out {out} --resume --baseline\n")
