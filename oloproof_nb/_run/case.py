@@ -32,7 +32,8 @@ __all__ = ["execute_case", "failed_case", "died_reason", "CaseOutcome"]
 
 @dataclass
 class CaseOutcome:
-    """A finished case's record, and whether the system instance must be replaced (it raised or got stuck)."""
+    """A finished case's record, and whether the system instance it ended on must be replaced (it raised or got
+    stuck)."""
 
     record: CaseRecord
     needs_fresh_system: bool
@@ -40,7 +41,8 @@ class CaseOutcome:
     abandoned_call: bool = False
 
 
-def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> CaseOutcome:
+def execute_case(case: Case, index: int, system: Any, settings: RunSettings,
+                 renew: Callable[[], Any] | None = None) -> CaseOutcome:
     """Run one case on ``system`` and judge it with every case- and system-scope evaluator.
 
     The sandbox is reset to a deep copy of ``case.initial_state`` first (see
@@ -51,21 +53,32 @@ def execute_case(case: Case, index: int, system: Any, settings: RunSettings) -> 
     ``timeout``; either way every verdict is ``missing`` with the reason, and
     the caller continues on a fresh system instance, as it does after a case
     whose replay raised (what the raise left on the instance outlives a reset).
+
+    ``renew`` builds a fresh instance (None: the run was given one instance): after a replay that raised, the
+    case's next replay runs on one (:class:`~.context.LiveCase`), and so does the rest of the case. The caller
+    keeps every instance it builds, releases those replaced once the case ends, and goes on with the last one.
     """
     settings.note_case(case.id, case.epoch, False)
     running = abandoned_calls()  # those still running from earlier cases: the ones this case leaves are the others
+    on = [system]  # the instance the case's calls run on: the last one ``renew`` built
+
+    def renewed() -> Any:
+        assert renew is not None
+        on[0] = renew()
+        return on[0]
+
     try:
-        return _execute_case(case, index, system, settings, running)
+        return _execute_case(case, index, system, settings, running, None if renew is None else renewed)
     except BaseException:
         # the user's Ctrl-C while a call ran on the system (or oloproof's own error): that call goes on in the
         # background as a timed-out one does, so no run of this process may give the instance to a case while it
         # runs (a notebook's resume after Ctrl-C ran the interrupted case again beside it)
-        note_abandoned(system, [thread for thread in abandoned_calls() if thread not in running])
+        note_abandoned(on[0], [thread for thread in abandoned_calls() if thread not in running])
         raise
 
 
 def _execute_case(case: Case, index: int, system: Any, settings: RunSettings,
-                  running: list[threading.Thread]) -> CaseOutcome:
+                  running: list[threading.Thread], renew: Callable[[], Any] | None) -> CaseOutcome:
     """:func:`execute_case` once the case is noted; ``running``: the abandoned calls still running before it."""
     started = utc_now()
     t0 = time.perf_counter()
@@ -90,13 +103,13 @@ def _execute_case(case: Case, index: int, system: Any, settings: RunSettings,
             raise
         status, error = "error", failure_reason(exc)
     duration = time.perf_counter() - t0
-    live = LiveCase(settings, system, started, reset_file)
+    live = LiveCase(settings, system, started, reset_file, renew=renew)
     ctx = CaseContext(case=case, status=status, trajectory=trajectory,
                       state=None if env is None else env["state"], failure=error, system=system, run=live)
     result, system_stuck, abandoned = _evaluate(ctx, settings.evaluators)
     record = _record(case, index, status, error, trace, started, duration, stored, env, result, settings.run_id)
     if abandoned or timed_out:  # no run of this process may give it to a case while those calls run
-        note_abandoned(system, [thread for thread in abandoned_calls() if thread not in running])
+        note_abandoned(live.system, [thread for thread in abandoned_calls() if thread not in running])
     return CaseOutcome(record=record, needs_fresh_system=system_stuck or status in ENDED or live.replay_raised,
                        abandoned_call=abandoned or timed_out)
 

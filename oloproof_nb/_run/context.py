@@ -7,7 +7,7 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,7 +20,7 @@ from .._core.evaluator import Evaluator, Replay, Reproduce, UserCall
 from .._core.receipts import Evidence, OutcomeContract
 from .._core.records import ReplayRecord
 from .._core.trajectory import DEFAULT_TOOL_ERRORS, Change, ToolErrorRule, Trajectory
-from ..errors import ConfigError, quote, storable
+from ..errors import ConfigError, OloproofError, quote, storable
 from .observe import Validator, collect_evidence, locator_path
 from .replay_cache import ReplayCache
 from .replays import make_replay
@@ -160,6 +160,13 @@ def located_file(contract: OutcomeContract, settings: RunSettings) -> tuple[int,
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
+#: Why a replay that raised after another replay of its case raised may be the first one's doing: the run was given
+#: one system instance, so the replays of a case run on it whatever an earlier one left there.
+ON_THE_GIVEN_INSTANCE = ("after an earlier replay of this case raised on the one system instance given to the run, "
+                         "which cannot be replaced: give the class or a factory to run each replay after one that "
+                         "raised on a fresh instance")
+
+
 @dataclass
 class LiveCase:
     """The :class:`~oloproof_nb._core.evaluator.RunContext` of one case on one system instance."""
@@ -179,11 +186,15 @@ class LiveCase:
     #: here for the case: another fault's control there is the live one just stored, taken from the cache, and
     #: its faulted replay in the cache is still of that other world.
     live_controls: set[int] = field(default_factory=set)
-    #: A replay of this case ran on the instance and raised (or returned what is not a trajectory): the next case
-    #: runs on a fresh instance, as after a case that raised. What the raise left on this one (a transaction the
-    #: agent opened on its own connection, the lock it holds) outlives the sandbox's reset: the next case's reset
-    #: met ``database is locked``, an error of a case whose agent never ran.
+    #: A replay of this case ran on the instance and raised (or returned what is not a trajectory): the case's next
+    #: replay (:attr:`renew`) and the next case run on a fresh instance, as after a case that raised. What the raise
+    #: left on this one (a transaction the agent opened on its own connection, the lock it holds) outlives the
+    #: sandbox's reset: the next case's reset met ``database is locked``, an error of a case whose agent never ran.
     replay_raised: bool = False
+    #: Builds a fresh instance of the system, as the runner does after a failed case (None: the run was given one
+    #: instance, which cannot be replaced). After a replay that raised, the case's next replay runs on one: on the
+    #: instance the raise left, a later fault criterion's replay met ``database is locked`` in the reset.
+    renew: Callable[[], Any] | None = None
 
     def abandon(self, timeout: CaseTimeout) -> None:
         """A call of this case timed out: later replays and observations of the case are not run on this
@@ -225,6 +236,14 @@ class LiveCase:
         """One replay on this case's system instance (:func:`~.replays.make_replay`: cached, or run through the
         sandbox routine, and recorded); :class:`CaseTimeout` once a call of the case timed out."""
         self._refuse_if_stuck()  # a replay on a stuck instance would share its sandbox with the abandoned call
+        raised_before = self.replay_raised
+        if raised_before and self.renew is not None:
+            try:
+                self.system = self.renew()
+            except OloproofError as exc:  # the case's record is kept; the run's rebuild after it stops the run
+                return Replay(error=f"not run: a replay of this case raised and no fresh system instance could be "
+                                    f"built for the next: {exc}")
+            self.replay_raised = raised_before = False
         s = self.settings
         replay = make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
                              run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
@@ -234,6 +253,8 @@ class LiveCase:
             self.live_controls.add(checkpoint)
         if replay.error is not None and not replay.cached:
             self.replay_raised = True
+            if raised_before:  # on the one instance the run was given, as the replay that raised left it
+                replay = replace(replay, error=f"{replay.error} ({ON_THE_GIVEN_INSTANCE})")
         return replay
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,

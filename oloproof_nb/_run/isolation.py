@@ -63,7 +63,16 @@ from .observe import HeldBack, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .sandbox import epoch_given
 from .streams import shield_standard_streams
-from .systems import KnownCode, as_factory, build, identity_of, other_identity, release, replay_fingerprint
+from .systems import (
+    KnownCode,
+    as_factory,
+    build,
+    build_checked,
+    identity_of,
+    other_identity,
+    release,
+    replay_fingerprint,
+)
 from .timeouts import set_call_watch, watched
 
 __all__ = ["ProcessWorkers", "GRACE_S"]
@@ -188,6 +197,16 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
     conn.send(("ready", version, fingerprint, epoch_given(system), replay_print))
     cache = ReplayCache(root / REPLAY_CACHE_DIR) if spec.cache else None
     shown = ShownArtifacts()  # every case this worker runs: an earlier case's artifact is stale in the next
+    replaced: list[Any] = []  # those a replay of a case raised on, replaced during it (released after the case)
+
+    def renew() -> Any:  # a replay raised on system: the case's later replays run on a fresh instance, checked
+        nonlocal system
+        fresh = build_checked(factory, target, (version, fingerprint), root=root, spec=config.system,
+                              timeout_s=timeout_s, known=known)
+        replaced.append(system)
+        system = fresh
+        return fresh
+
     while True:
         message = conn.recv()
         if message is None:  # the run is over: drop the system here, so its finaliser (a connection, a copy) runs
@@ -204,18 +223,22 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
                                   validators=code.validators, checks=code.checks, append_replay=replays.append,
                                   cache=cache, code_fingerprint=replay_print, shown=shown)
         try:
-            outcome = execute_case(case, index, system, settings)
+            outcome = execute_case(case, index, system, settings, renew=renew)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
             conn.send(("internal", traceback.format_exc()))
             return
-        conn.send(("done", outcome.record, replays, outcome.abandoned_call, outcome.needs_fresh_system))
+        # the run's process waits for "ready" after a case that replaced its instance, as after one that left it stale
+        renewed = bool(replaced)
+        conn.send(("done", outcome.record, replays, outcome.abandoned_call, outcome.needs_fresh_system or renewed))
         if outcome.abandoned_call:
             return  # a helper thread still runs the timed-out call: the run's process replaces this one
-        if outcome.needs_fresh_system:
+        if outcome.needs_fresh_system or renewed:
             try:
-                old, system = [system], None
-                release(old, timeout_s)  # a __del__ that blocks is a call that overran: this worker is replaced
-                system = build(factory, timeout_s)
+                release(replaced, timeout_s)
+                if outcome.needs_fresh_system:
+                    old, system = [system], None
+                    release(old, timeout_s)  # a __del__ that blocks is a call that overran: this worker is replaced
+                    system = build(factory, timeout_s)
                 # checked by the run's process as the first was: its fingerprint() too, not the first one's again
                 identity = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s,
                                        known=known)

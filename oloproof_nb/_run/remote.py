@@ -194,6 +194,15 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         system = checked()
     replays: list[ReplayRecord] = []
     records: list[CaseRecord] = []
+    replaced: list[Any] = []  # those a replay of a case raised on, replaced during it (released after the case)
+
+    def renew() -> Any:  # a replay raised on system: the case's later replays run on a fresh instance
+        nonlocal system
+        fresh = checked()
+        replaced.append(system)
+        system = fresh
+        return fresh
+
     try:
         settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,
                                   validators=suite.validators, checks=suite.checks, append_replay=replays.append,
@@ -210,7 +219,10 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
                     system = checked()
                 except OloproofError as exc:  # the cases that ran are recorded before the run stops, as serially
                     raise _BatchStopped(str(exc), records, replays) from None
-            outcome = execute_case(case, index, system, settings)
+            outcome = execute_case(case, index, system, settings, renew=renew)
+            if replaced:
+                held.instances.drop(*replaced)
+                release(replaced, timeout_s)
             if outcome.needs_fresh_system:
                 # dropped even when a call abandoned on it may still run: that is refused while it runs (its case
                 # noted it, systems.note_abandoned), and this worker's later runs may take it back once it ended

@@ -623,16 +623,26 @@ def _run_serial(pending: Iterable[tuple[int, Case]], systems: _Systems, settings
     held, systems.first = [systems.first], None  # the only reference: released on the helper thread
     stale = abandoned = False
     stuck: OloproofError | None = None
+
+    def renew() -> Any:  # a replay raised on held[-1]: the case's later replays run on a fresh instance
+        assert rebuild is not None
+        held.append(rebuild())
+        return held[-1]
+
     for index, case in pending:
         if stuck is not None:  # after the timed-out case was recorded: none runs beside its call
             raise stuck
+        if len(held) > 1:  # those a replay of the case before raised on, replaced during it
+            replaced, held[:-1] = held[:-1], []
+            systems.held.drop(*replaced)
+            release(replaced, settings.timeout_s)
         if stale and rebuild is not None:  # built only when a case needs it, after the failed case was recorded
             if not abandoned:  # a call abandoned on it may still run: the factory must not give it back
                 systems.held.drop(held[0])
             release(held, settings.timeout_s)
             held.append(rebuild())
             stale = False
-        outcome = execute_case(case, index, held[0], settings)
+        outcome = execute_case(case, index, held[0], settings, renew=None if rebuild is None else renew)
         stale, abandoned = outcome.needs_fresh_system and rebuild is not None, outcome.abandoned_call
         if outcome.abandoned_call and rebuild is None:
             stuck = OloproofError(
@@ -666,19 +676,31 @@ def _run_threaded(pending: Iterable[tuple[int, Case]], systems: _Systems, worker
 
     def task(index: int, case: Case) -> CaseRecord:
         system = instances.get()
+        replaced: list[Any] = []  # those a replay of the case raised on, replaced during it
+
+        def renew() -> Any:  # a replay raised on system: the case's later replays run on a fresh instance
+            nonlocal system
+            fresh = rebuild()
+            replaced.append(system)
+            system = fresh
+            return fresh
+
         try:
             if isinstance(system, _Unbuildable):
                 raise system.error  # an earlier replacement could not be built: the run stops here
-            outcome = execute_case(case, index, system, settings)
-            if outcome.needs_fresh_system:
-                old, system = [system], None
-                try:
+            outcome = execute_case(case, index, system, settings, renew=renew)
+            try:
+                if replaced:
+                    systems.held.drop(*replaced)
+                    release(replaced, settings.timeout_s)
+                if outcome.needs_fresh_system:
+                    old, system = [system], None
                     if not outcome.abandoned_call:  # a call abandoned on it may still run: never given back
                         systems.held.drop(old[0])
                     release(old, settings.timeout_s)
                     system = rebuild()
-                except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run
-                    system = _Unbuildable(exc)
+            except OloproofError as exc:  # this case's record is kept; the next task on this slot stops the run
+                system = _Unbuildable(exc)
             # its record is appended by the thread that runs the loop: a crash on another worker before then does
             # not make this case run error (it finished; a resume runs it again). Noted only once its slot holds a
             # system again: an end of the process while the instance it left is released or replaced is this case

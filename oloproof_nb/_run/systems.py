@@ -197,11 +197,11 @@ class Held:
                 self._kept.append(instance)
         return instance
 
-    def drop(self, instance: Any) -> None:
-        """``instance`` is no longer held (released with no call left running on it)."""
+    def drop(self, *instances: Any) -> None:
+        """``instances`` are no longer held (released with no call left running on them)."""
         with self._lock:
-            self._refs = [ref for ref in self._refs if ref() is not None and ref() is not instance]
-            self._kept = [kept for kept in self._kept if kept is not instance]
+            self._refs = [ref for ref in self._refs if ref() is not None and all(ref() is not i for i in instances)]
+            self._kept = [kept for kept in self._kept if all(kept is not i for i in instances)]
 
     def take_kept(self) -> list[Any]:
         """The instances held by a strong reference, no longer held here: for the run to release with the rest at

@@ -5,12 +5,21 @@ sandbox's SQLite file and opens a transaction there before a tool call raised on
 (``KeyError: 'refund_id'``) with the transaction still open: the next case's reset, on the same instance, met
 ``database is locked`` and that case, whose agent never ran, was an ``error``. A case whose own run raised the same
 way was followed by a fresh instance, and its next case passed.
+
+So do the case's own later replays: a ``lookup`` fault criterion judged after the ``issue_refund`` one replayed on
+the instance its raise left, and every one of its verdicts was ``missing`` (``reset() raised OperationalError:
+database is locked``) where it passes alone, on every way of running.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import oloproof_nb as op
 
@@ -53,11 +62,15 @@ class HeldDesk(op.RecordedAgent):
         return {"refunds": {key: {"amount": amount}
                             for key, amount in self.held[0].execute("SELECT order_id, amount FROM refunds")}}
 
+    def lookup(self, order_id):
+        return {"ok": True, "order_id": order_id}
+
     def issue_refund(self, order_id, amount):
         self.held[1].execute("INSERT INTO refunds VALUES (?, ?)", (order_id, amount))
         return {"ok": True, "refund_id": "rf-" + order_id}
 
     def act(self, input, rec):
+        rec.tool("lookup", self.lookup, order_id=input["order_id"])  # what it found is not needed
         self.held[1].execute("BEGIN IMMEDIATE")  # the refund in a transaction of the agent's own
         out = rec.tool("issue_refund", self.issue_refund, order_id=input["order_id"], amount=input["amount"])
         refund_id = out["refund_id"]  # a failed refund has none: KeyError, the transaction left open
@@ -66,7 +79,7 @@ class HeldDesk(op.RecordedAgent):
 '''
 
 
-def _suite(root: Path) -> Path:
+def _suite(root: Path, faults: tuple[str, ...] = ("issue_refund",)) -> Path:
     root.mkdir()
     (root / "held_desk.py").write_text(DESK, encoding="utf-8")
     cases = [{"id": f"o{i}", "input": {"order_id": f"o{i}", "amount": 10.0 * i}, "initial_state": {"refunds": {}},
@@ -74,8 +87,8 @@ def _suite(root: Path) -> Path:
     (root / "cases.jsonl").write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
     (root / "oloproof.yaml").write_text(
         "name: held\nsystem: held_desk:HeldDesk\ncases: cases.jsonl\ncase_timeout_s: 30\nevaluators:\n"
-        "  - {type: state_matches, mode: changes}\n  - {type: fault_recovery, tool: issue_refund, fault: error}\n",
-        encoding="utf-8")
+        "  - {type: state_matches, mode: changes}\n"
+        + "".join(f"  - {{type: fault_recovery, tool: {tool}, fault: error}}\n" for tool in faults), encoding="utf-8")
     return root
 
 
@@ -87,3 +100,44 @@ def test_the_case_after_a_replay_that_raised_runs_on_a_fresh_instance(tmp_path: 
     assert [verdicts[(f"o{i}", "state_matches")] for i in (1, 2, 3)] == ["pass"] * 3
     reasons = run.verdicts[run.verdicts["criterion"] == "recovers_from_error_at_issue_refund"]["reason"]
     assert list(reasons.str.startswith("replay_raised: KeyError: 'refund_id'")) == [True] * 3
+
+
+def _run(root: Path, out: Path, how: str) -> op.Run:
+    if how == "executor":
+        with ThreadPoolExecutor(2) as executor:
+            return op.run(root, out=out, executor=executor, chunk_size=2, progress=False, cache=False)
+    settings: dict[str, Any] = {"threads": {"workers": 2}, "process": {"isolation": "process"}}.get(how, {})
+    return op.run(root, out=out, progress=False, cache=False, **settings)
+
+
+@pytest.mark.parametrize("how", ["serial", "threads", "process", "executor"])
+def test_the_replays_after_one_that_raised_run_on_a_fresh_instance(tmp_path: Path, how: str) -> None:
+    alone = op.run(_suite(tmp_path / "alone", ("lookup",)), out=tmp_path / "alone_run", progress=False, cache=False)
+    run = _run(_suite(tmp_path / "suite", ("issue_refund", "lookup")), tmp_path / "run", how)
+
+    assert list(run.cases["status"]) == ["completed"] * 3
+    verdicts = run.verdicts.set_index(["case_id", "criterion"])
+    refund = verdicts.xs("recovers_from_error_at_issue_refund", level="criterion")["reason"]
+    assert list(refund.str.startswith("replay_raised: KeyError: 'refund_id'")) == [True] * 3
+    lookup = verdicts.xs("recovers_from_error_at_lookup", level="criterion")
+    # each was "missing: replay_raised: reset() raised OperationalError: database is locked"
+    judged_alone = alone.verdicts[alone.verdicts["criterion"] == "recovers_from_error_at_lookup"]
+    assert list(lookup["verdict"]) == list(judged_alone["verdict"]) == ["pass"] * 3
+    assert list(lookup["reason"]) == list(judged_alone["reason"])
+
+
+def test_on_the_one_instance_given_the_reason_says_an_earlier_replay_raised(tmp_path: Path) -> None:
+    root = _suite(tmp_path / "suite", ("issue_refund", "lookup"))
+    spec = importlib.util.spec_from_file_location("held_desk_given", root / "held_desk.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    run = op.run(root, system=module.HeldDesk(), out=tmp_path / "run", progress=False, cache=False)
+
+    verdicts = run.verdicts
+    lookup = verdicts[(verdicts["case_id"] == "o1") & (verdicts["criterion"] == "recovers_from_error_at_lookup")]
+    assert list(lookup["verdict"]) == ["missing"]
+    assert list(lookup["reason"]) == [
+        "replay_raised: reset() raised OperationalError: database is locked (after an earlier replay of this case "
+        "raised on the one system instance given to the run, which cannot be replaced: give the class or a factory "
+        "to run each replay after one that raised on a fresh instance)"]

@@ -6,12 +6,16 @@ from __future__ import annotations
 import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from oloproof_nb._core.case import case_from_mapping
 from oloproof_nb._core.receipts import Evidence, OutcomeContract
+from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb._run.context import LiveCase, RunSettings, ShownArtifacts, located_file
 from oloproof_nb._run.timeouts import CaseTimeout
+from oloproof_nb.errors import OloproofError
 
 NOW = datetime.now(timezone.utc)
 
@@ -198,3 +202,19 @@ def test_only_versions_beyond_the_limit_and_noted_more_than_keep_ago_are_dropped
     clock[0] = t0 + 200 * tick
     again.seed([(_version("a2"), clock[0])])
     assert held(again) == {"a1": t0, "a2": clock[0]}  # the note at t0 + 10 s went; a1's note at t0 is its own
+
+
+def test_a_replay_after_one_that_raised_is_not_run_when_no_fresh_instance_can_be_built() -> None:
+    """The case's later replays would run on the instance the raise left: this one is ``missing`` saying why, and
+    the case still asks for a fresh instance (the runner's own rebuild then stops the run, the case recorded)."""
+    def unbuildable() -> Any:
+        raise OloproofError("building the system raised RuntimeError: no licence left")
+
+    settings = RunSettings(run_id="r", system_version=None, timeout_s=5, suite_root=None, evaluators=[])
+    live = LiveCase(settings, object(), NOW, replay_raised=True, renew=unbuildable)
+    replay = live.replay(case_from_mapping({"id": "c1", "input": {}}), Trajectory(steps=[]), 0, None,
+                         record={"criterion": "c", "tool": "lookup", "fault": "error"}, reproduce=None)
+
+    assert replay.error == ("not run: a replay of this case raised and no fresh system instance could be built for "
+                            "the next: building the system raised RuntimeError: no licence left")
+    assert replay.trajectory is None and live.replay_raised

@@ -28,10 +28,10 @@ def test_the_cases_a_batch_ran_before_the_users_error_are_recorded(tmp_path: Pat
                        system="relsys:VersionedDesk")
     real = remote.execute_case
 
-    def refusing_c1(case: Any, *args: Any) -> Any:
+    def refusing_c1(case: Any, *args: Any, **kwargs: Any) -> Any:
         if case.id == "c1":
             raise ConfigError("oloproof.yaml", "evaluators[0]", "refused while c1 ran")
-        return real(case, *args)
+        return real(case, *args, **kwargs)
 
     with ThreadPoolExecutor(1) as executor:
         with monkeypatch.context() as patch:
@@ -54,10 +54,10 @@ def test_the_replays_of_the_cases_a_batch_ran_before_the_users_error_are_appende
     root = write_suite(tmp_path / "suite", [make_case("c0"), make_case("c1")], evaluators=[FAULT_EVALUATOR])
     real = remote.execute_case
 
-    def refusing_c1(case: Any, *args: Any) -> Any:
+    def refusing_c1(case: Any, *args: Any, **kwargs: Any) -> Any:
         if case.id == "c1":
             raise ConfigError("oloproof.yaml", "evaluators[0]", "refused while c1 ran")
-        return real(case, *args)
+        return real(case, *args, **kwargs)
 
     out = tmp_path / "run"
     with ThreadPoolExecutor(1) as executor:
