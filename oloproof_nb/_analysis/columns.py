@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa  # already imported by pandas; pyarrow.parquet is imported only where files are read
 
+from .._core.receipts import STATUSES
 from .._core.records import VERDICT_WORDS
 
 __all__ = ["Column", "FrameSpec", "TEXT", "TIME", "JSON", "ARROW_TYPES", "FRAMES", "CASES", "STEPS", "SNAPSHOTS",
@@ -306,7 +307,7 @@ RECEIPTS = FrameSpec("receipts", (
            lambda r: r.get("validator")),
     Column("validator_exit_code", "Int64", "Its exit code.", lambda r: r.get("validator_exit_code")),
     Column("evidence_source", TEXT, "Who observed.", lambda r: r.get("evidence_source")),
-    Column("status", TEXT, "``missing`` … ``verified``, or ``waiting``.", itemgetter("status")),
+    Column("status", TEXT, "``missing`` … ``verified``, or ``waiting``.", itemgetter("status"), STATUSES),
     Column("reason", TEXT, "The check that decided.", itemgetter("reason")),
     Column("epoch", "int64", EPOCH_DOC, lambda r: r.get("epoch", 1)),
 ), documented=13)

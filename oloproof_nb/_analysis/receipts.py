@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from .._core.receipts import FAILURE_STATUSES, STATUSES, Receipt
 from ..errors import OloproofError, validation_problem
-from .columns import RECEIPTS, missing_scalar
+from .columns import RECEIPTS, TEXT, missing_scalar
 
 __all__ = ["RECEIPT_COLUMNS", "SUMMARY_COLUMNS", "outcome_summary", "receipts_frame"]
 
@@ -39,8 +39,9 @@ def receipts_frame(
     ----------
     receipts : iterable of Receipt or mapping
         Receipts, or mappings of receipt fields (e.g. read back from JSON, or the rows of a receipts frame,
-        ``frame.to_dict("records")``) that may also carry a ``case_id`` and an ``epoch``; mappings are validated
-        as :class:`~oloproof_nb.Receipt`, a missing value (None, NaN, ``NaT``, ``pd.NA``) read as none.
+        ``frame.to_dict("records")``) that may also carry a ``case_id``, an ``epoch`` and a ``run_id`` (the rows
+        of a pooled run's frame, :func:`~oloproof_nb.load_runs`); mappings are validated as
+        :class:`~oloproof_nb.Receipt`, a missing value (None, NaN, ``NaT``, ``pd.NA``) read as none.
     case_ids : iterable of str, optional
         The case each receipt belongs to, in the same order and of the same length. A mapping's
         own ``case_id`` is used when this is not given; giving both, different, is an error.
@@ -64,6 +65,9 @@ def receipts_frame(
         - ``epoch`` : the case's epoch in a run with ``epochs`` (1 otherwise, and for receipts given here
           unless a mapping carries its own)
 
+        and ``run_id`` first when a mapping carries one, as a pooled run's frame has it (missing for the
+        receipts that carry none).
+
     Examples
     --------
     >>> from datetime import datetime, timezone
@@ -76,19 +80,26 @@ def receipts_frame(
     ids = [None] * len(items) if case_ids is None else list(case_ids)
     if len(ids) != len(items):
         raise ValueError(f"case_ids has {len(ids)} entries for {len(items)} receipts; give one per receipt")
-    return RECEIPTS.build([_row(index, item, case_id)
-                           for index, (item, case_id) in enumerate(zip(items, ids, strict=True))])
+    rows = [_row(index, item, case_id) for index, (item, case_id) in enumerate(zip(items, ids, strict=True))]
+    runs = [row.pop("run_id") for row in rows]
+    frame = RECEIPTS.build(rows)
+    if any(run_id is not None for run_id in runs):  # the rows of a pooled run's frame: its runs stay apart
+        frame.insert(0, "run_id", pd.Series(runs, index=frame.index, dtype=TEXT))
+    return frame
 
 
 def _row(index: int, item: Receipt | Mapping[str, object], case_id: str | None) -> dict[str, object]:
     if isinstance(item, Receipt):
-        receipt, own_id, epoch = item, None, 1
+        receipt, own_id, epoch, run_id = item, None, 1, None
     elif isinstance(item, Mapping):
         # a row of a receipts frame reads back as its receipt: a missing cell (NaN, NaT, pd.NA) is no value, as
-        # None is (a NaT read as a time without a timezone), and its epoch is kept, as its case_id is
+        # None is (a NaT read as a time without a timezone), and its epoch and run_id are kept, as its case_id is
         data = {key: None if missing_scalar(value) else value for key, value in item.items()}
         own_id = data.pop("case_id", None)
         epoch = _epoch(index, data.pop("epoch", None))
+        run_id = data.pop("run_id", None)
+        if run_id is not None and not isinstance(run_id, str):
+            raise ValueError(f"receipts[{index}]: key 'run_id': must be the run's id (text), got {run_id!r}")
         try:
             receipt = Receipt.model_validate(data)
         except ValidationError as exc:
@@ -98,7 +109,8 @@ def _row(index: int, item: Receipt | Mapping[str, object], case_id: str | None) 
         raise TypeError(f"receipts[{index}] must be a Receipt or a mapping, got {type(item).__name__}")
     if case_id is not None and own_id is not None and case_id != own_id:
         raise ValueError(f"receipts[{index}] has case_id {own_id!r} but case_ids gives {case_id!r}")
-    return {"case_id": case_id if case_id is not None else own_id, **receipt.model_dump(), "epoch": epoch}
+    return {"case_id": case_id if case_id is not None else own_id, **receipt.model_dump(), "epoch": epoch,
+            "run_id": run_id}
 
 
 def _epoch(index: int, value: object) -> int:

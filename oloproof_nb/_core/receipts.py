@@ -39,7 +39,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..errors import DigestKeyError, quote
+from ..errors import DigestKeyError, quote, storable
 from .canonical import iso
 
 __all__ = [
@@ -100,13 +100,17 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _utc(value: datetime) -> datetime:
-    """Reject naive datetimes; return aware ones converted to UTC."""
+    """Reject naive datetimes, and aware ones that fall outside the years 1–9999 in UTC; return aware ones
+    converted to UTC (an ``OverflowError`` here stopped a run whose system's ``observe()`` gave such a time)."""
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise ValueError(
             f"datetime {value.isoformat()} has no timezone; give an aware datetime, "
             "e.g. datetime(..., tzinfo=timezone.utc) or '2026-07-25T14:00:00Z'"
         )
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:  # datetime.min at +02:00 is before year 1 in UTC
+        raise ValueError(f"datetime {value.isoformat()} is outside the years 1–9999 in UTC") from None
 
 
 def _hex64(value: str | None) -> str | None:
@@ -132,6 +136,12 @@ def _exit_code(value: Any) -> Any:
     return value
 
 
+def _storable(value: str | None) -> str | None:
+    """Text a system reports (its message may quote a file name that is not UTF-8) with every lone surrogate
+    written as its escape: a receipt holding it is stored (it stopped the run as it was written)."""
+    return None if value is None else storable(value)
+
+
 def _env_name(value: str | None) -> str | None:
     if value is not None and not _ENV_NAME.fullmatch(value):
         raise ValueError("must be the name of an environment variable (letters, digits, underscore)")
@@ -143,6 +153,8 @@ Hex64 = Annotated[str | None, AfterValidator(_hex64)]
 Name = Annotated[str, AfterValidator(_non_empty)]
 OptionalName = Annotated[str | None, AfterValidator(_non_empty)]
 EnvName = Annotated[str | None, AfterValidator(_env_name)]
+ReportedName = Annotated[str, AfterValidator(_non_empty), AfterValidator(_storable)]
+ReportedText = Annotated[str | None, AfterValidator(_storable)]
 
 
 # --------------------------------------------------------------------------- models
@@ -221,6 +233,9 @@ class Evidence(BaseModel):
     evidence_source : str
         Who observed, e.g. ``"local_file_stat"`` or ``"system_observe"``.
 
+        In both, a character UTF-8 cannot hold (a lone surrogate: a file name read from bytes that are not
+        UTF-8) is kept as its escape (``\\udcff``), so a receipt quoting it can be stored.
+
     Notes
     -----
     Naive datetimes are rejected with a ``ValueError`` rather than guessed to be UTC.
@@ -244,8 +259,8 @@ class Evidence(BaseModel):
     validator: OptionalName = None
     # strict: False (a validator's "fails", as a callable validator returns it) is no exit 0, "0" no number
     validator_exit_code: int | None = Field(default=None, strict=True, ge=EXIT_CODE_RANGE[0], le=EXIT_CODE_RANGE[1])
-    validator_error: str | None = None
-    evidence_source: Name
+    validator_error: ReportedText = None
+    evidence_source: ReportedName
 
     _exit_code_not_bool = field_validator("validator_exit_code", mode="before")(_exit_code)
 
