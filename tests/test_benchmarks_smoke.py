@@ -117,6 +117,15 @@ def test_coldstart_smoke() -> None:
     assert out.count("beyond pandas: median") == 2 and "first use of every name" in out
 
 
+def test_signal_windows_smoke() -> None:
+    out = smoke("signal_windows.py")
+    if not Path("/proc/self/status").exists():  # the dispositions are read from /proc (Linux)
+        assert "skipped: needs /proc" in out
+        return
+    assert out.count("start-up, to the SIGTERM handler") == 3 and out.count("of which the handler gone") == 3
+    assert out.count("(as exit 2)") == 2 and "FAIL" not in out
+
+
 def test_handoff_smoke() -> None:
     out = smoke("handoff.py")
     assert out.count("through the helper thread") == 4 and "hand-off" in out
