@@ -192,9 +192,13 @@ class LiveCase:
     #: sandbox's reset: the next case's reset met ``database is locked``, an error of a case whose agent never ran.
     replay_raised: bool = False
     #: Builds a fresh instance of the system, as the runner does after a failed case (None: the run was given one
-    #: instance, which cannot be replaced). After a replay that raised, the case's next replay runs on one: on the
+    #: instance, which cannot be replaced). After a replay that raised, the case's next live one runs on one: on the
     #: instance the raise left, a later fault criterion's replay met ``database is locked`` in the reset.
     renew: Callable[[], Any] | None = None
+    #: Why :attr:`renew` could build no fresh instance for this case (None: it has not failed): the case's later
+    #: replays are not run for that reason, never built for again (a constructor that hangs cost every later replay
+    #: of the case its ``case_timeout_s``, each one a call left running).
+    not_renewed: str | None = None
 
     def abandon(self, timeout: CaseTimeout) -> None:
         """A call of this case timed out: later replays and observations of the case are not run on this
@@ -237,25 +241,42 @@ class LiveCase:
         sandbox routine, and recorded); :class:`CaseTimeout` once a call of the case timed out."""
         self._refuse_if_stuck()  # a replay on a stuck instance would share its sandbox with the abandoned call
         raised_before = self.replay_raised
-        if raised_before and self.renew is not None:
-            try:
-                self.system = self.renew()
-            except OloproofError as exc:  # the case's record is kept; the run's rebuild after it stops the run
-                return Replay(error=f"not run: a replay of this case raised and no fresh system instance could be "
-                                    f"built for the next: {exc}")
-            self.replay_raised = raised_before = False
+        renewing = raised_before and self.renew is not None
+        if renewing and self.not_renewed is not None:
+            return Replay(error=self.not_renewed)
         s = self.settings
-        replay = make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
-                             run_id=s.run_id, system_version=s.system_version, code_fingerprint=s.code_fingerprint,
-                             timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay,
-                             from_cache=change is None or checkpoint not in self.live_controls)
+        try:
+            replay = make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
+                                 run_id=s.run_id, system_version=s.system_version,
+                                 code_fingerprint=s.code_fingerprint, timeout_s=s.timeout_s, cache=s.cache,
+                                 append=s.append_replay,
+                                 from_cache=change is None or checkpoint not in self.live_controls,
+                                 live_on=self._renewed if renewing else None)
+        except OloproofError:
+            if not renewing or self.not_renewed is None:
+                raise
+            return Replay(error=self.not_renewed)  # the case's record is kept; the run's rebuild after it stops it
         if change is None and not replay.cached:
             self.live_controls.add(checkpoint)
         if replay.error is not None and not replay.cached:
             self.replay_raised = True
-            if raised_before:  # on the one instance the run was given, as the replay that raised left it
+            if raised_before and self.renew is None:  # on the one instance the run was given, as the raise left it
                 replay = replace(replay, error=f"{replay.error} ({ON_THE_GIVEN_INSTANCE})")
         return replay
+
+    def _renewed(self) -> Any:
+        """A fresh instance (:attr:`renew`) for a replay that runs live after one of the case raised; a replay the
+        cache gives builds none (a cached one whose build failed was ``missing``, a fresh instance built for nothing
+        the rest of the time). :class:`OloproofError` when none can be built (:attr:`not_renewed` says why)."""
+        assert self.renew is not None
+        try:
+            self.system = self.renew()
+        except OloproofError as exc:
+            self.not_renewed = (f"not run: a replay of this case raised and no fresh system instance could be built "
+                                f"for the next: {exc}")
+            raise
+        self.replay_raised = False
+        return self.system
 
     def collect_evidence(self, contract: OutcomeContract, system: Any, validators: Sequence[str], *,
                          observe_timeout_s: float | None = None,

@@ -77,7 +77,8 @@ def read_in_flight(directory: Path) -> InFlight | None:
     How it ended is the first end noted after the last case run started: that end cut them short. A later one is
     of a process that started none (a resume killed before it settled them), and an end before a case run's
     start is of an earlier process (were the last end read taken, a resume killed from outside while it built
-    the system would turn the system's own crash into a kill, and the case that crashed would run again)."""
+    the system would turn the system's own crash into a kill, and the case that crashed would run again). An end
+    that names its process is not of the case runs another process noted last (:attr:`InFlight.earlier`)."""
     if (directory / STARTED).is_symlink():
         raise RunDirError(link_refused(directory / STARTED))
     started: dict[tuple[str, int], float] = {}
@@ -85,6 +86,8 @@ def read_in_flight(directory: Path) -> InFlight | None:
     in_worker: set[tuple[str, int]] = set()  # sent to an isolation: process worker: its system never ends this one
     how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
     pid: int | None = None  # the process that noted the last case run
+    noted_by: dict[tuple[str, int], int] = {}  # the process that noted each case run last, where the note says
+    end_pid: int | None = None  # the process whose end is noted after them, where the note says
     for lineno, _, raw in complete_lines(directory / STARTED):
         try:
             line = parse_record(directory / STARTED, lineno, raw)
@@ -96,12 +99,16 @@ def read_in_flight(directory: Path) -> InFlight | None:
                     started.setdefault(key, float(line.get("at") or 0.0))
                     if line.get("worker") is True:
                         in_worker.add(key)
-                noted_by = line.get("pid")
-                pid = noted_by if isinstance(noted_by, int) and not isinstance(noted_by, bool) else None
+                pid = _pid(line)
+                if pid is None:
+                    noted_by.pop(key, None)
+                else:
+                    noted_by[key] = pid
                 # a process ran after any end before
-                how, by_system, ended_at, stopped, stop_by = None, False, None, False, None
+                how, by_system, ended_at, stopped, stop_by, end_pid = None, False, None, False, None, None
             elif isinstance(line.get("ended"), str) and how is None:
                 how, by_system, ended_at = line["ended"], bool(line.get("by_system")), float(line.get("at") or 0.0)
+                end_pid = _pid(line)
             elif line.get("stopped") is True and not stopped:  # the first stop after them, as the first end
                 # (a later one is of a resume that started none: its SIGTERM did not cut short a Ctrl-C's case runs)
                 stopped = True
@@ -117,8 +124,25 @@ def read_in_flight(directory: Path) -> InFlight | None:
     lost = [key for key in finished if started.pop(key, None) is not None]
     # case runs a worker process ran: their system could not end the run's process, so its end is never theirs
     # (a crash of the run's process itself, an exit before its last message: they run again, noted)
+    earlier = _noted_by_others(started, noted_by, end_pid) if how is not None else []
+    started = {key: at for key, at in started.items() if key not in earlier}
     by_system = by_system and not (started and in_worker.issuperset(started))
-    return InFlight(started, how, by_system, ended_at, lost, stopped, stop_by, pid) if started or lost else None
+    return InFlight(started, how, by_system, ended_at, lost, stopped, stop_by, pid,
+                    {key: p for key, p in noted_by.items() if key in started}, earlier) \
+        if started or lost or earlier else None
+
+
+def _pid(line: dict[str, Any]) -> int | None:
+    """The process a line of ``started.jsonl`` names (``pid``), or None."""
+    pid = line.get("pid")
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+
+
+def _noted_by_others(started: dict[tuple[str, int], float], noted_by: dict[tuple[str, int], int],
+                     pid: int | None) -> list[tuple[str, int]]:
+    """The case runs of ``started`` another process than ``pid`` (the one whose end is noted) noted last; none when
+    ``pid`` is not known."""
+    return [] if pid is None else [key for key in started if noted_by.get(key, pid) != pid]
 
 
 def note_end(directory: Path, exitcode: int, how: str | None = None, pid: int | None = None) -> InFlight | None:
@@ -129,14 +153,19 @@ def note_end(directory: Path, exitcode: int, how: str | None = None, pid: int | 
     :func:`how_it_ended` cannot tell from ``exitcode``, not blamed on the system (a stop that reached the run's
     process alone), which alone replaces a stop noted after the case runs in flight. ``pid``: the process that ended;
     nothing is written either when the case runs in flight were noted by another (a run killed where nothing saw it,
-    such as ``op.run`` in a notebook, then a resume that ended while it built the system: its end is not theirs)."""
+    such as ``op.run`` in a notebook, then a resume that ended while it built the system: its end is not theirs);
+    noted, the end names ``pid`` and is not of the case runs in flight another process noted last (one a resume
+    had not started again: :attr:`InFlight.earlier`)."""
     def ended(in_flight: InFlight | None) -> tuple[dict[str, Any], InFlight] | None:
         if in_flight is None or in_flight.how is not None or (in_flight.stopped and how is None) \
                 or _noted_by_another(in_flight, pid):
             return None  # no case run in flight, or an end (or a stop) noted after them: this process started none
-        end = InFlight(in_flight.started, how or how_it_ended(exitcode), how is None and ended_by_system(exitcode),
-                       time.time(), in_flight.lost)
-        return {"ended": end.how, "by_system": end.by_system, "at": end.ended_at}, end
+        earlier = _noted_by_others(in_flight.started, in_flight.noted_by, pid)
+        end = InFlight({key: at for key, at in in_flight.started.items() if key not in earlier},
+                       how or how_it_ended(exitcode), how is None and ended_by_system(exitcode), time.time(),
+                       in_flight.lost, earlier=earlier)
+        return {"ended": end.how, "by_system": end.by_system, "at": end.ended_at,
+                **({} if pid is None else {"pid": pid})}, end
 
     return _note_in_flight(directory, ended)
 

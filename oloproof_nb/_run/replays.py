@@ -64,7 +64,8 @@ def _from_cache(cache: ReplayCache, key: str, case: Case, run_id: str, version: 
 def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, change: Change | None, *,
                 record: Mapping[str, Any], reproduce: Reproduce | None,
                 run_id: str, system_version: str | None, code_fingerprint: str | None, timeout_s: float | None,
-                cache: ReplayCache | None, append: Callable[[ReplayRecord], None], from_cache: bool = True) -> Replay:
+                cache: ReplayCache | None, append: Callable[[ReplayRecord], None], from_cache: bool = True,
+                live_on: Callable[[], Any] | None = None) -> Replay:
     """One replay (cached or live), appended to ``replays.jsonl`` through ``append``.
 
     A live replay that exceeds the timeout is recorded and re-raised
@@ -73,7 +74,8 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
     :class:`Replay` with ``error`` set (``diverged`` for ``ReplayDiverged``).
     The cache is used only with both a ``system_version`` and a ``code_fingerprint``. ``from_cache`` False: the
     replay runs live whatever the cache holds, and is stored (a faulted replay after a control that did not come
-    from the cache: :class:`~oloproof_nb._run.context.LiveCase`).
+    from the cache: :class:`~oloproof_nb._run.context.LiveCase`). ``live_on``: builds the instance a live replay
+    runs on in place of ``system``, called only when the cache gives none (what it raises propagates).
     """
     change_json = None if change is None else change.model_dump(mode="json")
     usable = cache if (cache is not None and system_version and code_fingerprint) else None
@@ -103,6 +105,8 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
         append(line)
 
     if not result.cached:
+        if live_on is not None:
+            system = live_on()
         try:
             out = replay_case(system, case, recorded, checkpoint, change, run_id=run_id,
                               system_version=system_version, timeout_s=timeout_s)

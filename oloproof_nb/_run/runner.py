@@ -367,11 +367,13 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
                 done.add(key)
                 if done.issuperset(in_flight.started):
                     break
-        if in_flight.lost:  # finished on another worker, their records lost with the process: they run again
-            rerun = InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how)
+        # finished on another worker, their records lost with the process, or left in flight by an earlier process
+        # whose end nothing saw: they run again
+        if in_flight.lost or in_flight.earlier:
+            rerun = InFlight(dict.fromkeys([*in_flight.lost, *in_flight.earlier], 0.0), in_flight.how)
     elif in_flight is not None:  # a stop the process saw is noted too: the system may have sent it
         how = stopped_how(in_flight.stop_signal) if in_flight.stopped and in_flight.how is None else in_flight.how
-        rerun = InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, how)
+        rerun = InFlight({**in_flight.started, **dict.fromkeys([*in_flight.lost, *in_flight.earlier], 0.0)}, how)
     store.settle_in_flight(rerun)
 
 

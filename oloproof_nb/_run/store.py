@@ -779,6 +779,12 @@ class InFlight:
     #: The process that started the last of them (its ``pid``); None when its note names none (written before notes
     #: named their process).
     pid: int | None = None
+    #: The process that noted each of :attr:`started` last, where its note names one.
+    noted_by: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: Case runs in flight that another process than the one whose end is noted left so (a run killed where nothing
+    #: saw it, then a resume that ended before it ran them again): that end is not theirs, so they run again (the
+    #: system's exit in a serial resume made a case the killed run of ``workers=2`` left in flight an ``error``).
+    earlier: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _reusable(directory: Path) -> bool:

@@ -141,3 +141,43 @@ def test_on_the_one_instance_given_the_reason_says_an_earlier_replay_raised(tmp_
         "replay_raised: reset() raised OperationalError: database is locked (after an earlier replay of this case "
         "raised on the one system instance given to the run, which cannot be replaced: give the class or a factory "
         "to run each replay after one that raised on a fresh instance)"]
+
+
+
+LICENSED = '''
+
+class LicensedDesk(HeldDesk):
+    """A desk built only while the file ``licences`` beside it (if there) holds a licence left: each build takes one."""
+
+    def __init__(self):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "licences")
+        if os.path.exists(path):
+            left = int(open(path).read())
+            if left < 1:
+                raise RuntimeError("no licence left")
+            open(path, "w").write(str(left - 1))
+        super().__init__()
+'''
+
+
+def test_a_replay_the_cache_gives_after_one_that_raised_builds_no_fresh_instance(tmp_path: Path) -> None:
+    """The fresh instance is built for a replay that runs live: one built for the cached ``lookup`` replays failed
+    (a licence the run needed no more of) and made their verdict ``missing``, ``not run: … no licence left``."""
+    root = _suite(tmp_path / "suite", ("issue_refund", "lookup"))
+    with (root / "held_desk.py").open("a", encoding="utf-8") as desk:
+        desk.write(LICENSED)
+    (root / "cases.jsonl").write_text((root / "cases.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n",
+                                      encoding="utf-8")
+    text = (root / "oloproof.yaml").read_text(encoding="utf-8")
+    (root / "oloproof.yaml").write_text(text.replace("held_desk:HeldDesk", "held_desk:LicensedDesk"), encoding="utf-8")
+    first = op.run(root, out=tmp_path / "first", progress=False)
+    first_lookup = first.verdicts[first.verdicts["criterion"] == "recovers_from_error_at_lookup"]
+    assert list(first_lookup["verdict"]) == ["pass"]  # its replays ran live on a fresh instance, and were cached
+
+    (root / "licences").write_text("1", encoding="utf-8")  # the run's first instance alone
+    again = op.run(root, out=tmp_path / "again", progress=False)
+
+    lookup = again.verdicts[again.verdicts["criterion"] == "recovers_from_error_at_lookup"]
+    assert list(lookup["verdict"]) == ["pass"], list(lookup["reason"])
+    assert list(again.replays[again.replays["criterion"] == "recovers_from_error_at_lookup"]["cached"]) == [True]
+    assert (root / "licences").read_text(encoding="utf-8") == "0"

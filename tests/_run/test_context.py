@@ -218,3 +218,24 @@ def test_a_replay_after_one_that_raised_is_not_run_when_no_fresh_instance_can_be
     assert replay.error == ("not run: a replay of this case raised and no fresh system instance could be built for "
                             "the next: building the system raised RuntimeError: no licence left")
     assert replay.trajectory is None and live.replay_raised
+
+
+def test_no_fresh_instance_is_built_again_for_the_later_replays_of_the_case() -> None:
+    """A constructor that hangs cost every later replay of the case its ``case_timeout_s`` (four fault criteria after
+    the one that raised: four builds, each a call left running); the first failure is the reason of them all."""
+    builds: list[int] = []
+
+    def unbuildable() -> Any:
+        builds.append(1)
+        raise OloproofError("building the system took longer than case_timeout_s=5")
+
+    settings = RunSettings(run_id="r", system_version=None, timeout_s=5, suite_root=None, evaluators=[])
+    live = LiveCase(settings, object(), NOW, replay_raised=True, renew=unbuildable)
+    errors = [live.replay(case_from_mapping({"id": "c1", "input": {}}), Trajectory(steps=[]), 0, None,
+                          record={"criterion": criterion, "tool": "lookup", "fault": "error"}, reproduce=None).error
+              for criterion in ("a", "b", "c")]
+
+    assert len(builds) == 1
+    assert errors == ["not run: a replay of this case raised and no fresh system instance could be built for the "
+                      "next: building the system took longer than case_timeout_s=5"] * 3
+    assert live.replay_raised

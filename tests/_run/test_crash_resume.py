@@ -258,6 +258,38 @@ def test_a_resume_that_dies_building_the_system_does_not_blame_it_for_a_case_run
     assert _abrupt_ends(out) == [{"how": None, "rerun": [["c4", 1]]}]
 
 
+
+@pytest.mark.slow
+def test_the_system_ending_a_resume_is_not_blamed_for_a_case_run_another_process_left_in_flight(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed from outside with c4 and c5 in flight (``workers=2``; nothing saw how it ended), then a serial
+    resume that ran c4 again and whose system ended its process (``oloproof run`` noted ``exit code 3``): c5, which
+    that process never started, was recorded ``error`` (all verdicts missing) beside c4. The end is c4's alone: c5
+    runs again, kept in ``abrupt_ends`` as a case run whose end nothing saw."""
+    from oloproof_nb._run.in_flight import note_end
+
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    code = f"import oloproof_nb as op; op.run({str(root)!r}, out={str(out)!r}, progress=False)"
+    killed = subprocess.run([sys.executable, "-c", code], env=cli_env(RELSYS_KILL="run:c4"), timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    started = out / "started.jsonl"
+    pid = json.loads(started.read_text(encoding="utf-8").splitlines()[-1])["pid"]
+    resumed_pid = pid + 1
+    with started.open("a", encoding="utf-8") as notes:  # c5 on the killed run's second worker, c4 on the resume
+        notes.write(json.dumps({"case": "c5", "epoch": 1, "at": time.time(), "pid": pid}) + "\n")
+        notes.write(json.dumps({"case": "c4", "epoch": 1, "at": time.time(), "pid": resumed_pid}) + "\n")
+    ended = note_end(out, 3, pid=resumed_pid)
+    assert ended is not None and list(ended.started) == [("c4", 1)] and ended.by_system
+    monkeypatch.delenv("RELSYS_KILL", raising=False)
+
+    run = op.run(root, out=out, resume=True, progress=False)
+
+    status = run.cases.set_index("case_id")["status"]
+    assert (status["c4"], status["c5"]) == ("error", "completed")
+    assert _abrupt_ends(out) == [{"how": "exit code 3", "rerun": [["c5", 1]]}]
+
+
 # -- torn records ------------------------------------------------------------------------------------
 
 def _torn_copy(source: Path, target: Path, k: int, cut: int, *, orphan_replay: bool) -> bytes:

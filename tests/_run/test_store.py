@@ -1285,6 +1285,27 @@ def test_the_end_of_a_process_that_noted_none_of_the_case_runs_in_flight_is_not_
     assert ended is not None and ended.by_system
 
 
+def test_an_end_is_not_noted_of_the_case_runs_another_process_left_in_flight(tmp_path: Path) -> None:
+    """Two case runs in flight of a run killed where nothing saw it (``workers=2``), then a resume that ran the first
+    again and whose system ended it: the end is of the case run that process noted; the other runs again."""
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
+    from oloproof_nb._run.store import STARTED
+
+    killed = RunStore.create(tmp_path / "run", MANIFEST)
+    killed._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+    notes = [{"case": "a", "epoch": 1, "at": 1.0, "pid": 11}, {"case": "b", "epoch": 1, "at": 2.0, "pid": 11},
+             {"case": "a", "epoch": 1, "at": 3.0, "pid": 22}]
+    (tmp_path / "run" / STARTED).write_text("".join(json.dumps(note) + "\n" for note in notes), encoding="utf-8")
+
+    ended = note_end(tmp_path / "run", 3, pid=22)
+
+    assert ended is not None and list(ended.started) == [("a", 1)] and ended.earlier == [("b", 1)]
+    seen = read_in_flight(tmp_path / "run")
+    assert seen is not None and (seen.how, seen.by_system) == ("exit code 3", True)
+    assert list(seen.started) == [("a", 1)] and seen.earlier == [("b", 1)]
+
+
+
 def test_an_end_before_the_case_runs_of_a_later_process_is_not_theirs(tmp_path: Path) -> None:
     """A started.jsonl a resume could not remove (its settle ignores the error): the case runs noted after an end
     were started by a later process, which that end did not stop; with no end of their own nothing blames them."""
