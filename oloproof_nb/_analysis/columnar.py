@@ -53,7 +53,8 @@ behind. A run opened earlier reads its frames from a copy of the journal it open
 (``_source.json``, checked before and after each file is read, and each frame
 file against the size and mtime recorded there) or not at all: never some frames
 from one copy and some from a newer one, and never a file changed since it was
-written. The temporary
+written (a copy of the same journal being put in place meanwhile is waited for, on the commit lock, and
+read). The temporary
 folder of a process killed while it wrote a copy
 (``frames.tmp-<host>-<pid>-<random>``) is removed by the next copy of the run
 put in place on that host, or by the next load there that finds the copy in place fresh.
@@ -311,6 +312,50 @@ def _one_commit_at_a_time(frames_dir: Path) -> Iterator[None]:
             except OSError:  # no flock on this file system: unlocked
                 break
         yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+#: Times a frame file is checked against the copy in place while other processes keep putting copies there.
+_CHECKS = 3
+
+
+def _settled_source(directory: Path) -> str | None:
+    """:func:`copy_source` of ``directory``, read once no process is putting a copy in place there: while one is,
+    ``_source.json`` is missing (removed first, put back last), and a Run that loaded a copy of the same journal
+    took the moment for a run that changed ("load it again") as it read a frame or a record."""
+    text = copy_source(directory)
+    if text is None and _wait_for_commit(directory / FRAMES_DIR):
+        text = copy_source(directory)
+    return text
+
+
+def _wait_for_commit(frames_dir: Path) -> bool:
+    """Wait, at most :data:`COMMIT_WAIT_S`, until no process holds the commit lock of ``frames_dir`` (a shared
+    ``flock``, which a reader takes on a descriptor opened for reading: nothing is written, and a read-only folder
+    is read as before); whether there is a lock to wait on. No lock file, a link or anything else there, or no
+    ``flock`` on the file system: nothing is waited for."""
+    if sys.platform == "win32":  # pragma: no cover - copies are put in place unlocked there
+        return False
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # a named pipe never blocks
+    try:
+        fd = open_fd(frames_dir / COMMIT_LOCK, flags)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        deadline = time.monotonic() + COMMIT_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return True
+                time.sleep(0.005)
+            except OSError:  # no flock on this file system
+                return False
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
@@ -590,7 +635,7 @@ def _built_from(source: dict[str, Any] | None) -> Any:
 def _same_copy(directory: Path, source: str) -> dict[str, Any] | None:
     """The parsed ``_source.json`` of the copy in place in ``directory`` when it is built from the journal the
     loaded copy (``source``, its :func:`copy_source`) was; None when it is not (or there is no copy)."""
-    current = _source_data(copy_source(directory))
+    current = _source_data(_settled_source(directory))
     return current if current is not None and _built_from(current) == _built_from(_source_data(source)) else None
 
 
@@ -650,21 +695,30 @@ def copy_changed(directory: Path, run_id: str | None = None) -> CopyChangedError
 
 def _as_loaded(directory: Path, name: str, source: str, run_id: str | None = None) -> None:
     """Raise unless the run's copy in place is built from the journal the loaded copy (``source``) was, and
-    frame ``name``'s file is the one that copy wrote (its size and mtime as :func:`frames_fingerprint`)."""
-    current = _same_copy(directory, source)
-    if current is None:
-        raise copy_changed(directory, run_id)
+    frame ``name``'s file is the one that copy wrote (its size and mtime as :func:`frames_fingerprint`).
+
+    A copy another process puts in place meanwhile (one built from the same journal: a frame file had been
+    touched) is waited for, never taken for a file changed since its copy wrote it: looked at between its
+    ``_source.json`` and its file, the file was already the new copy's."""
     path = frame_path(directory, name)
-    _refuse_special(path)
-    written = current.get("frames")
-    if not isinstance(written, dict):
-        raise RunDirError(f"{directory / FRAMES_DIR / SOURCE_FILE}: not what a columnar copy writes (its frames are "
-                          "not a mapping of file to size and modification time); load the run again to rebuild the "
-                          f"copy from the journal: op.load_run({str(directory)!r})")
-    if _stat_pair(path) != written.get(name):
-        raise RunDirError(f"{path}: not the file its columnar copy wrote (its size or modification time differs "
-                          f"from what {SOURCE_FILE} records: edited, touched or copied in since); load the run "
-                          f"again to rebuild the copy from the journal: op.load_run({str(directory)!r})")
+    for _ in range(_CHECKS):
+        text = _settled_source(directory)
+        current = _source_data(text)
+        if current is None or _built_from(current) != _built_from(_source_data(source)):
+            raise copy_changed(directory, run_id)
+        _refuse_special(path)
+        written = current.get("frames")
+        if not isinstance(written, dict):
+            raise RunDirError(f"{directory / FRAMES_DIR / SOURCE_FILE}: not what a columnar copy writes (its frames "
+                              "are not a mapping of file to size and modification time); load the run again to "
+                              f"rebuild the copy from the journal: op.load_run({str(directory)!r})")
+        if _stat_pair(path) == written.get(name):
+            return
+        if copy_source(directory) == text:  # the copy looked at is still in place: its file changed since
+            break
+    raise RunDirError(f"{path}: not the file its columnar copy wrote (its size or modification time differs "
+                      f"from what {SOURCE_FILE} records: edited, touched or copied in since); load the run "
+                      f"again to rebuild the copy from the journal: op.load_run({str(directory)!r})")
 
 
 def _clear_folder(path: Path) -> None:

@@ -1357,6 +1357,66 @@ def test_a_copy_of_the_same_journal_put_in_place_again_is_read_as_before(tmp_pat
         pd.testing.assert_frame_equal(getattr(opened, name), expected[name], obj=name)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="copies are put in place unlocked on Windows")
+@pytest.mark.parametrize("read", ["frame", "record"])
+def test_a_copy_of_the_same_journal_being_put_in_place_is_waited_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: str) -> None:
+    """A Run that loaded a copy reads a frame (or a record) while another process puts a copy of the same journal
+    in place: its ``_source.json`` is missing until the commit ends. The read waits for the commit lock, then reads
+    the new copy, where it stopped with "the run changed after it was loaded" (93 of 98 loads in a minute while
+    another process kept rebuilding the copy of an unchanged journal)."""
+    import fcntl
+
+    out, _ = _cut_run(tmp_path, keep=4)
+    opened = op.load_run(out)
+    expected = journal_frames(opened)
+    source = out / "frames" / columnar.SOURCE_FILE
+    text = source.read_text(encoding="utf-8")
+    holder = os.open(out / "frames" / columnar.COMMIT_LOCK, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another process, in the middle of its commit
+    source.unlink()
+    ended: list[int] = []
+
+    def the_commit_ends(seconds: float) -> None:  # the reader's first wait: the other process finishes its commit
+        if not ended:
+            ended.append(1)
+            source.write_text(text, encoding="utf-8")
+            os.close(holder)
+
+    monkeypatch.setattr(columnar.time, "sleep", the_commit_ends)
+    try:
+        if read == "frame":
+            pd.testing.assert_frame_equal(opened.verdicts, expected["verdicts"])
+        else:
+            assert opened.record("c0")["case"]["id"] == "c0"
+    finally:
+        if not ended:
+            os.close(holder)
+    assert ended == [1]
+
+
+def test_a_frame_file_replaced_by_a_copy_of_the_same_journal_as_it_is_checked_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy is put in place between the check of ``_source.json`` and that of the frame file: the file is then
+    the new copy's, not one "edited, touched or copied in since", and the frame is read from the new copy."""
+    out, _ = _cut_run(tmp_path, keep=4)
+    opened = op.load_run(out)
+    expected = journal_frames(opened)
+    refuse_special = columnar._refuse_special
+    landed: list[int] = []
+
+    def a_copy_lands(path: Path) -> None:
+        if not landed:
+            landed.append(1)
+            _stale(out)
+            op.load_run(out)  # another process puts a copy of the same journal in place
+        refuse_special(path)
+
+    monkeypatch.setattr(columnar, "_refuse_special", a_copy_lands)
+    pd.testing.assert_frame_equal(opened.verdicts, expected["verdicts"])
+    assert landed == [1]
+
+
 def test_write_columnar_moves_a_run_to_the_newer_copy(tmp_path: Path) -> None:
     out, full = _cut_run(tmp_path, keep=2)
     opened = op.load_run(out)
