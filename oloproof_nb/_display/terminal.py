@@ -340,8 +340,9 @@ def case_error_lines(run: Run, width: int = WIDTH) -> list[str]:
     for message, n in counts.head(_ERROR_KINDS).items():
         example = fit(terminal_text(str(ended.loc[why == message, "case_id"].iloc[0])), 40)  # an id is the user's
         lines.append(f"{message} ({n:,} case run{'s' if n != 1 else ''}, e.g. {example})")
-    if len(counts) > _ERROR_KINDS:
-        lines.append(f"  and {len(counts) - _ERROR_KINDS} other messages")
+    more = len(counts) - _ERROR_KINDS
+    if more > 0:
+        lines.append(f"  and {more:,} other message{'s' if more != 1 else ''}")
     in_reset = ended["message"].str.startswith((step_raised("reset()"), step_timed_out("reset()")))
     if in_reset.all():  # no agent ran in them: the sandbox could not be set up (a service it needs is down?)
         lines.extend(textwrap.wrap(
@@ -404,7 +405,8 @@ def _reason_lines(verdicts: pd.DataFrame, chosen: pd.DataFrame, verdict: str, sa
         lines.extend(textwrap.wrap(head, width, break_long_words=False, break_on_hyphens=False))
         example = fit(terminal_text(str(first["case_id"])), 40)  # an id is the user's
         lines.append(fit(terminal_text(f"  e.g. {example}: {first['why']}"), width))
-    if len(counts) > _ERROR_KINDS:
-        lines.append(f"  and {len(counts) - _ERROR_KINDS} other reasons")
+    more = len(counts) - _ERROR_KINDS
+    if more > 0:
+        lines.append(f"  and {more:,} other reason{'s' if more != 1 else ''}")
     lines.append(fit(f"  in Python: run.verdicts[run.verdicts.verdict == \"{verdict}\"] has each reason", width))
     return lines

@@ -210,7 +210,7 @@ def test_missing_verdicts_of_completed_case_runs_are_said_by_criterion_and_reaso
         python]
     more = [*verdicts, ("c3", 1, "answer", "missing", "")]  # a fourth kind, with no reason given
     lines = missing_verdict_lines(_missing(cases, more))
-    assert lines[-2:] == ["  and 1 other reasons", python]
+    assert lines[-2:] == ["  and 1 other reason", python]
     assert missing_verdict_lines(_missing(cases, [v for v in verdicts if v[3] != "missing" or v[0] == "c4"
                                                    and v[1] == 1])) == []  # only the ended case run's: none
     only = missing_verdict_lines(_missing(cases, [("c3", 1, "answer", "missing", "")]))
@@ -468,7 +468,7 @@ def test_a_fourth_message_kind_is_counted_as_one_other() -> None:
     rows: list[tuple[str, str, str | None]] = [
         ("a0", "error", "KeyError: 'a'"), ("a1", "error", "KeyError: 'a'"), ("b0", "error", "OSError: b"),
         ("c0", "error", "TypeError: c"), ("d0", "error", "ValueError: d")]
-    assert case_error_lines(_ended(rows))[-2] == "  and 1 other messages"
+    assert case_error_lines(_ended(rows))[-2] == "  and 1 other message"
 
 
 def test_a_run_of_two_epochs_counts_cases_and_case_runs() -> None:

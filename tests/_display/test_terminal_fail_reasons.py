@@ -37,5 +37,13 @@ def test_the_commonest_fail_reasons_are_listed_and_the_rest_counted() -> None:
         "state: 2 of its 4 verdicts fail: 2 of 3 paths differ", "  e.g. c1: 2 of 3 paths differ: a, b",
         "state: 1 of its 4 verdicts fail: 1 of 3 paths differ", "  e.g. c3: 1 of 3 paths differ: a",
         "answer: 1 of its 3 verdicts fail: answer 'x'", "  e.g. c4: answer 'x'",
-        "  and 1 other reasons", PYTHON]
+        "  and 1 other reason", PYTHON]
     assert failed_verdict_lines(_run([("c1", 1, "state", "pass", ""), ("c2", 1, "state", "missing", "x")])) == []
+
+
+def test_the_reasons_left_out_are_counted_in_the_singular_or_the_plural() -> None:
+    """By hand: five kinds of one fail each (k1 … k5, in that order); the first three are listed and the rest
+    counted, "1 other reason" of four kinds, "2 other reasons" of five."""
+    verdicts = [(f"c{i}", 1, "answer", "fail", f"k{i}: why") for i in range(1, 6)]
+    assert failed_verdict_lines(_run(verdicts[:4]))[-2:] == ["  and 1 other reason", PYTHON]
+    assert failed_verdict_lines(_run(verdicts))[-2:] == ["  and 2 other reasons", PYTHON]

@@ -38,7 +38,7 @@ def test_kinds_of_equal_count_are_listed_in_the_order_met_not_by_name() -> None:
         "zeta: 2 of its 3 verdicts are missing: zz", "  e.g. c1: zz: first",
         "zeta: 1 of its 3 verdicts are missing: yy", "  e.g. c3: yy: third",
         "alpha: 1 of its 3 verdicts are missing: aa", "  e.g. c4: aa: fourth",
-        "  and 1 other reasons", PYTHON]
+        "  and 1 other reason", PYTHON]
 
 
 def test_a_reason_of_none_is_said_as_no_reason_not_as_the_word_none() -> None:
@@ -75,7 +75,7 @@ def test_a_python_checks_rewards_without_a_threshold_are_one_kind_whatever_the_r
     """A check returning partial-credit rewards (0.25, 0.5, 0.75) without a pass_threshold is missing with one
     reason per reward. By hand: reward has 6 such rows (0.25, 0.5, 0.75, 0.25, 0.5, 0.5), ask 2 rows whose check
     returned None. One kind of 6 for reward, then ask's: told apart by the reward, reward's rows were three kinds
-    (3, 2 and 1 of its 6) and ask's reason was left out as "1 other reasons"."""
+    (3, 2 and 1 of its 6) and ask's reason was left out as "1 other reason"."""
     said = {value: interpret_check(value)[1] for value in (0.25, 0.5, 0.75)}
     verdicts = [(f"r{i}", 1, "reward", "missing", said[value])
                 for i, value in enumerate([0.25, 0.5, 0.75, 0.25, 0.5, 0.5])]
