@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -386,6 +387,57 @@ def failed_verdict_lines(run: Run, width: int = WIDTH) -> list[str]:
     return _reason_lines(verdicts, verdicts[verdicts["verdict"] == "fail"], "fail", "fail", width)
 
 
+#: The causes the evaluators' reasons name, as each words them: a reason that starts as a pattern says (matched
+#: after :func:`~oloproof_nb._core.scoremap.reason_kind`) is of its cause; any other is of its code, the reason up
+#: to its first ``:``. Told apart by the answer, the count or the paths they name, each wrong answer was a kind of
+#: its own, ``1 unexpected change`` and ``2 unexpected changes`` two kinds, and the commonest causes were left out
+#: as "21 other reasons".
+_CAUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern, re.DOTALL), cause) for pattern, cause in (
+    (r"answer .* != expected ", "answer differs"),  # answer_matches
+    (r"\d+ unexpected changes?: .*; \d+ of \d+ expected paths differ: ",  # state_matches, changes mode
+     "unexpected changes; expected paths differ"),
+    (r"\d+ unexpected changes?: ", "unexpected changes"),
+    (r"\d+ of \d+ expected paths differ: ", "expected paths differ"),
+    (r"\d+ of \d+ paths differ: ", "paths differ"),  # state_matches, state_unchanged
+    (r"score .* is below pass_threshold ", "score below pass_threshold"),  # python_check, Inspect AI
+    (r"check returned .*, not a finite score", "check returned no finite score"),
+    (r"check returned .*: the second item of a \(verdict, reason\) pair ", "check returned a reason that is not text"),
+    (r"check returned .*; return True, False, None or a \(verdict, reason\) pair$", "check returned no verdict"),
+    (r"answer .* differs from .*'s ", "answer differs from the source case's"),  # metamorphic
+    (r"(tool call \d+ is |\d+ tool calls \()", "tool calls differ from the source case's"),
+    (r"state differs from .*'s at \d+ path", "state differs from the source case's"),
+))
+#: How a fault replay's reason with ``calls: every`` names each deciding call: ``step 4: …; step 6: …``.
+_CALL = re.compile(r"step \d+: ")
+#: The notes a state check's reason ends with, said after its cause: a cause of its own (the case file's values
+#: written in another JSON type or Unicode form than the state gives them).
+_NOTES = (("differ in type only (", "in type only"), ("differ in Unicode form only (", "in Unicode form only"))
+
+
+def _cause(reason: str) -> str:
+    """The kind of cause of a verdict's ``reason``, for :func:`_reason_lines`: ``answer differs``, ``unexpected
+    changes``, ``paths differ`` (:data:`_CAUSES`), else its code, the reason up to its first ``:``, with a score's
+    value left out (:func:`~oloproof_nb._core.scoremap.reason_kind`); a fault replay's reason that names its call
+    (``step 4: …``, ``calls: every``) is of the first call's; ``(no reason)`` for none.
+
+    Examples
+    --------
+    >>> _cause("answer 'Booked: s2' != expected 'booked'"), _cause("2 unexpected changes: a, b")
+    ('answer differs', 'unexpected changes')
+    >>> _cause("1 of 3 paths differ: a; 1 of them differ in type only (a: '1' in the case file, 1 in the state): …")
+    'paths differ, some in type only'
+    >>> _cause("step 4: control_replay_diverged: step 1 differs: …; step 6: false_success"), _cause("")
+    ('control_replay_diverged', '(no reason)')
+    """
+    kind = reason_kind(re.split(r"; step \d+: ", reason[len(call.group()):])[0] if (call := _CALL.match(reason))
+                       else reason)
+    for pattern, cause in _CAUSES:
+        if pattern.match(kind):
+            notes = [note for marker, note in _NOTES if marker in kind]
+            return cause + (f", some {' and '.join(notes)}" if notes else "")
+    return kind.split(":")[0].strip() or "(no reason)"
+
+
 def _reason_lines(verdicts: pd.DataFrame, chosen: pd.DataFrame, verdict: str, said: str, width: int) -> list[str]:
     """The lines of :func:`missing_verdict_lines` and :func:`failed_verdict_lines`: the reasons of ``chosen`` (rows
     of ``verdicts`` whose verdict is ``verdict``; ``said``: ``are missing``, ``fail``), by criterion and kind."""
@@ -393,8 +445,8 @@ def _reason_lines(verdicts: pd.DataFrame, chosen: pd.DataFrame, verdict: str, sa
         return []
     rows = verdicts.groupby("criterion", sort=False).size()
     reason = chosen["reason"].fillna("").astype(str)
-    # a score's reason is of its kind, not of its value: a rating's "score 3 …", "score 7 …" are one reason
-    code = reason.map(reason_kind).str.split(":").str[0].str.strip().replace("", "(no reason)")
+    # of its cause, not of the answer, count, paths or score it names: "score 3 …" and "score 7 …" are one reason
+    code = reason.map({why: _cause(why) for why in reason.unique()})  # each text once: a run repeats them
     kinds = chosen.assign(code=code, why=reason)
     counts = kinds.groupby(["criterion", "code"], sort=False).size().sort_values(ascending=False, kind="stable")
     lines: list[str] = []

@@ -8,7 +8,11 @@ from typing import Any
 
 import pandas as pd
 
+from oloproof_nb._core.case import case_from_mapping
+from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb._display.terminal import failed_verdict_lines
+from oloproof_nb.evaluators import AnswerMatches, CaseContext, StateMatches
+from oloproof_nb.evaluators.python import interpret_check
 
 PYTHON = '  in Python: run.verdicts[run.verdicts.verdict == "fail"] has each reason'
 
@@ -23,20 +27,20 @@ def _run(verdicts: list[tuple[str, int, str, str, Any]]) -> Any:
 
 
 def test_the_commonest_fail_reasons_are_listed_and_the_rest_counted() -> None:
-    """By hand: state has 2 fails of kind "2 of 3 paths differ" (c1, c2) and 1 of "1 of 3 paths differ" (c3);
-    answer 1 fail of its own (c4) and 1 of "check returned False" (c5); missing and passing rows are no fails.
-    Counts 2, 1, 1, 1: the first three listed in the order met, the fourth counted as other."""
+    """By hand: state has 2 fails of kind "paths differ" (c1, c2) and 1 of "expected paths differ" (c3);
+    answer 1 fail of "answer differs" (c4) and 1 of "check returned False" (c5); missing and passing rows are no
+    fails. Counts 2, 1, 1, 1: the first three listed in the order met, the fourth counted as other."""
     verdicts = [("c1", 1, "state", "fail", "2 of 3 paths differ: a, b"),
-                ("c2", 1, "state", "fail", "2 of 3 paths differ: a, c"),
-                ("c3", 1, "state", "fail", "1 of 3 paths differ: a"),
-                ("c4", 1, "answer", "fail", "answer 'x'"),
+                ("c2", 1, "state", "fail", "1 of 3 paths differ: a"),
+                ("c3", 1, "state", "fail", "1 of 3 expected paths differ: a"),
+                ("c4", 1, "answer", "fail", "answer 'x' != expected 'y'"),
                 ("c5", 1, "answer", "fail", "check returned False"),
                 ("c6", 1, "answer", "missing", "no_state"),
                 ("c6", 1, "state", "pass", "")]
     assert failed_verdict_lines(_run(verdicts)) == [
-        "state: 2 of its 4 verdicts fail: 2 of 3 paths differ", "  e.g. c1: 2 of 3 paths differ: a, b",
-        "state: 1 of its 4 verdicts fail: 1 of 3 paths differ", "  e.g. c3: 1 of 3 paths differ: a",
-        "answer: 1 of its 3 verdicts fail: answer 'x'", "  e.g. c4: answer 'x'",
+        "state: 2 of its 4 verdicts fail: paths differ", "  e.g. c1: 2 of 3 paths differ: a, b",
+        "state: 1 of its 4 verdicts fail: expected paths differ", "  e.g. c3: 1 of 3 expected paths differ: a",
+        "answer: 1 of its 3 verdicts fail: answer differs", "  e.g. c4: answer 'x' != expected 'y'",
         "  and 1 other reason", PYTHON]
     assert failed_verdict_lines(_run([("c1", 1, "state", "pass", ""), ("c2", 1, "state", "missing", "x")])) == []
 
@@ -47,3 +51,69 @@ def test_the_reasons_left_out_are_counted_in_the_singular_or_the_plural() -> Non
     verdicts = [(f"c{i}", 1, "answer", "fail", f"k{i}: why") for i in range(1, 6)]
     assert failed_verdict_lines(_run(verdicts[:4]))[-2:] == ["  and 1 other reason", PYTHON]
     assert failed_verdict_lines(_run(verdicts))[-2:] == ["  and 2 other reasons", PYTHON]
+
+
+def _said(evaluation: Any) -> str:
+    (row,) = evaluation.verdicts
+    assert row["verdict"] == "fail"
+    return str(row["reason"])
+
+
+def test_reasons_are_counted_by_their_cause_not_by_the_answer_count_or_paths_they_name() -> None:
+    """Each wrong answer was a reason of its own, ``1 unexpected change`` and ``2 unexpected changes`` two, and the
+    commonest causes were left out as other reasons. Reasons as the evaluators word them; by hand: answer_matches
+    fails 3 times with 3 different answers (one holding a ':'), state_matches 4 times, 3 of them with unexpected
+    changes (1, 2 and 1 of them) and 1 with an expected path that differs, and fault 1 time at a call of
+    ``calls: every``. Counts 3, 3, 1, 1."""
+    ask = AnswerMatches(type="answer_matches")
+    answers = [_said(ask.evaluate(CaseContext(case=case_from_mapping({"id": "c", "input": {}, "expected": {
+        "answer": "refused"}}), status="completed", trajectory=Trajectory(answer=said), state=None)))
+        for said in ("refunded", "refunded: 45 days", "escalated")]
+    state = StateMatches.model_validate({"type": "state_matches", "mode": "changes"})
+    initial = {"refunds": {}, "orders": {"o1": "open"}}
+    changed = [_said(state.judge({}, {"refunds": {"o1": 45}, "orders": {"o1": "open"}}, initial=initial)),
+               _said(state.judge({}, {"refunds": {"o1": 45, "o2": 9}, "orders": {"o1": "open"}}, initial=initial)),
+               _said(state.judge({}, {"refunds": {"o3": 1}, "orders": {"o1": "open"}}, initial=initial))]
+    expected = _said(state.judge({"orders": {"o1": "refused"}}, initial, initial=initial))
+    assert [changed[1][:20], expected[:31]] == ["2 unexpected changes", "1 of 1 expected paths differ: o"]
+    verdicts = [(f"a{i}", 1, "answer_matches", "fail", reason) for i, reason in enumerate(answers)]
+    verdicts += [(f"s{i}", 1, "state_matches", "fail", reason) for i, reason in enumerate([*changed, expected])]
+    verdicts += [("f0", 1, "fault", "fail", "step 4: false_success; step 6: not_recovered_not_escalated")]
+    assert failed_verdict_lines(_run(verdicts), width=200) == [
+        "answer_matches: 3 of its 3 verdicts fail: answer differs", f"  e.g. a0: {answers[0]}",
+        "state_matches: 3 of its 4 verdicts fail: unexpected changes", f"  e.g. s0: {changed[0]}",
+        "state_matches: 1 of its 4 verdicts fail: expected paths differ", f"  e.g. s3: {expected}",
+        "  and 1 other reason", PYTHON]
+    fault = failed_verdict_lines(_run(verdicts[-1:]))
+    assert fault[0] == "fault: 1 of its 1 verdicts fail: false_success"
+
+
+def test_each_evaluators_reasons_are_of_one_cause_whatever_they_name() -> None:
+    """Reasons as the evaluators word them, two of each cause told apart by what they name: by hand, each cause
+    is 2 of its criterion's verdicts. A state check's reason with both problems is of both; one whose values differ
+    in JSON type only says so (a cause of its own: the case file's numbers written as text)."""
+    state = StateMatches.model_validate({"type": "state_matches", "mode": "changes"})
+    initial = {"refunds": {}, "orders": {"o1": "open", "o2": "open"}}
+    both = [_said(state.judge({"orders": {"o1": "refused"}}, {"refunds": {key: 1}, "orders": initial["orders"]},
+                              initial=initial)) for key in ("o1", "o2")]
+    typed = [_said(state.judge({"orders": {key: 3}}, {**initial, "orders": {**initial["orders"], key: "3"}},
+                               initial=initial)) for key in ("o1", "o2")]
+    low = [interpret_check(score, 0.7)[1] for score in (0.25, 0.5)]
+    pairs = ["answer 'refunded' differs from ord-011's 'refused'", "answer 'x' differs from ord-012's 'y'",
+             "tool call 1 is refund({'id': 'o1'}), ord-011's is escalate({'id': 'o1'})",
+             "2 tool calls (lookup, refund), ord-012 made 1 (lookup)",
+             "state differs from ord-011's at 2 path(s): a, b", "state differs from ord-012's at 1 path(s): c"]
+    verdicts = [(f"s{i}", 1, "state", "fail", reason) for i, reason in enumerate(both + typed)]
+    verdicts += [(f"p{i}", 1, "policy", "fail", reason) for i, reason in enumerate(low)]
+    verdicts += [(f"m{i}", 1, "pair", "fail", reason) for i, reason in enumerate(pairs)]
+    lines = failed_verdict_lines(_run(verdicts), width=300)
+    heads = [line for line in lines if not line.startswith("  ")]
+    assert heads == ["state: 2 of its 4 verdicts fail: unexpected changes; expected paths differ",
+                     "state: 2 of its 4 verdicts fail: expected paths differ, some in type only",
+                     "policy: 2 of its 2 verdicts fail: score below pass_threshold"]
+    assert lines[-2] == "  and 3 other reasons"  # pair's three causes, 2 verdicts each
+    pair = failed_verdict_lines(_run(verdicts[6:]), width=300)
+    assert [line for line in pair if not line.startswith("  ")] == [
+        "pair: 2 of its 6 verdicts fail: answer differs from the source case's",
+        "pair: 2 of its 6 verdicts fail: tool calls differ from the source case's",
+        "pair: 2 of its 6 verdicts fail: state differs from the source case's"]
