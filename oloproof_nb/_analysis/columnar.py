@@ -82,6 +82,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
+from .._core.canonical import parse_json
 from .._core.paths import ABSENT
 from .._run.disk import make_folders, open_fd, owner_reads_and_writes
 from .._run.lock import process_alive
@@ -203,7 +204,7 @@ def copy_source(directory: Path) -> str | None:
 def _source_data(text: str | None) -> dict[str, Any] | None:
     """The parsed text of a copy's ``_source.json`` (None: no copy, or not a JSON object)."""
     try:
-        data = json.loads(text or "")
+        data = parse_json(text or "")
     except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
         return None
     return data if isinstance(data, dict) else None
@@ -380,6 +381,9 @@ _encode = _json_encoder()
 
 
 _quote = json.encoder.encode_basestring  # the text the encoder writes for a str (non-ASCII kept)
+#: ``json.dumps`` as it was when this module was imported: a system run on a thread of the run's process that
+#: replaced it wrote ``_source.json`` as the copy is built during the run (its frames then read as changed).
+_SOURCE_TEXT = json.JSONEncoder()
 
 
 def json_text(value: Any) -> str | None:
@@ -474,7 +478,7 @@ def _decode_json(column: pa.ChunkedArray) -> np.ndarray:
         if not isinstance(chunk, pa.DictionaryArray):
             chunk = chunk.dictionary_encode()
         texts = chunk.dictionary.to_pylist()
-        values = _objects([*json.loads("[" + ",".join(texts) + "]"), ABSENT]) if texts else _objects([ABSENT])
+        values = _objects([*parse_json("[" + ",".join(texts) + "]"), ABSENT]) if texts else _objects([ABSENT])
         # a cell such as '1,2' (not one the copy writes) would shift the rest; a count, so cells that make up each
         # other's count ('[1', '2]' beside '3,4') pass it: damage is caught, forgery is not
         if len(values) != len(texts) + 1:
@@ -809,7 +813,7 @@ class CopyWriter:
             owner_reads_and_writes(self.tmp / f"{name}.parquet")
         source = {"format": FORMAT, "oloproof_nb": __version__, "journal": self.fingerprint,
                   "frames": frames_fingerprint(self.tmp)}
-        self.written = json.dumps(source) + "\n"
+        self.written = _SOURCE_TEXT.encode(source) + "\n"
         (self.tmp / SOURCE_FILE).write_text(self.written, encoding="utf-8")
         owner_reads_and_writes(self.tmp / SOURCE_FILE)
         target = self.directory / FRAMES_DIR

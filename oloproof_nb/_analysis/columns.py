@@ -50,6 +50,8 @@ ARROW_TYPES: dict[str, pa.DataType] = {
     TIME: pa.timestamp("us", tz="UTC"),
     JSON: pa.large_string(),
 }
+#: ``json.dumps`` as it was when this module was imported (a system on a thread of the run may replace it).
+_TEXT = json.JSONEncoder()
 #: Dtypes whose column never holds a missing value (the Arrow field is not nullable).
 _NOT_NULL = ("int64", "bool")
 #: The pandas dtype of each frame dtype in the ``pandas`` metadata of a Parquet file (what ``pd.read_parquet`` and
@@ -160,7 +162,7 @@ class FrameSpec:
         columns = [{"name": c.name, "field_name": c.name, "pandas_type": _PANDAS_TYPES[c.dtype][0],
                     "numpy_type": _PANDAS_TYPES[c.dtype][1],
                     "metadata": {"timezone": "UTC", "unit": "us"} if c.dtype == TIME else None} for c in self.columns]
-        return json.dumps({"index_columns": [], "column_indexes": [], "columns": columns})
+        return _TEXT.encode({"index_columns": [], "column_indexes": [], "columns": columns})
 
     def doc_table(self) -> str:
         """The columns as numpydoc lines (``name : dtype`` then the meaning), for docstrings."""

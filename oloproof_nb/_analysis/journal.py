@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._core.canonical import parse_json
 from .._core.records import CaseRecord, ReplayRecord
 from .._run.lines import complete_end, complete_lines, open_journal
 from .._run.states import StateReader, resolve_states, state_refs_of
@@ -80,7 +81,7 @@ def _case_key(path: Path, line: Line, raw: bytes) -> tuple[int, Key]:
     if m is not None:
         quoted = m.group(2)
         try:
-            cid = quoted[1:-1].decode("utf-8") if b"\\" not in quoted else json.loads(quoted.decode("utf-8"))
+            cid = quoted[1:-1].decode("utf-8") if b"\\" not in quoted else parse_json(quoted.decode("utf-8"))
             return int(m.group(1)), (cid, int(m.group(3) or 1))
         except (UnicodeDecodeError, ValueError):  # not UTF-8: the whole line is read below, and named as damage
             pass
@@ -110,7 +111,7 @@ def _stored_case(path: Path, line: Line, raw: bytes) -> dict[str, Any]:
 def _replay_case(path: Path, line: Line, raw: bytes) -> Key:
     m = _REPLAY_HEAD.match(raw)
     if m is not None:
-        return json.loads(m.group(1)), int(m.group(2) or 1)
+        return parse_json(m.group(1).decode("utf-8", "surrogatepass")), int(m.group(2) or 1)
     return replay_key_of(_parse(path, line, raw))
 
 
@@ -217,7 +218,7 @@ class Journal:
         raws = _read_lines(path, lines)
         self._check()
         try:
-            records = json.loads((b"[" + b",".join(raws) + b"]").decode("utf-8"))  # strict: bytes pass surrogates
+            records = parse_json((b"[" + b",".join(raws) + b"]").decode("utf-8"))  # strict: bytes pass surrogates
         except (UnicodeDecodeError, ValueError, RecursionError):
             records = None
         if records is None or len(records) != len(raws) or not all(isinstance(r, dict) for r in records):

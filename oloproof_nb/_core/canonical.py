@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["canonical_json", "digest", "utc_now", "iso"]
+__all__ = ["canonical_json", "digest", "utc_now", "iso", "parse_json"]
 
 
 def canonical_json(obj: Any) -> str:
@@ -26,6 +27,11 @@ def canonical_json(obj: Any) -> str:
 
 #: The encoder of :func:`canonical_json`, made once (``json.dumps`` with these options builds one per call).
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+#: ``json.loads`` of a text, as the module was when this package was imported. A system run on a thread of the run's
+#: process shares its ``json`` module: one that replaced ``json.loads`` (a library's shim) had each state the run
+#: stored read back as what its replacement returned, and the run folder's files read wrong. Its own reads are its own.
+parse_json: Callable[[str], Any] = json.JSONDecoder().decode
 
 
 def digest(obj: Any) -> str:

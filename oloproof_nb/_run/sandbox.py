@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._core.canonical import canonical_json, iso, utc_now
+from .._core.canonical import canonical_json, iso, parse_json, utc_now
 from .._core.case import Case
 from .._core.jsonsafe import NotJSONError, copy_json, to_json
 from .._core.paths import MAX_DEPTH, format_path
@@ -260,6 +260,11 @@ def _not_utf8(value: Any, what: str) -> str | None:
     return None
 
 
+#: ``json.dumps(value, ensure_ascii=False)``, made when this module is imported (a system's replacement of
+#: ``json.dumps`` is its own: :data:`~oloproof_nb._run.store.dumps`).
+_TEXT = json.JSONEncoder(ensure_ascii=False)
+
+
 def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     """The trajectory as it is stored (JSON); :class:`SystemContractError` when it cannot be stored.
 
@@ -271,7 +276,7 @@ def stored_trajectory(trajectory: Trajectory, what: str) -> TrajectoryDict:
     """
     try:
         data = _trajectory_json(trajectory)
-        written = json.dumps(data, ensure_ascii=False)  # what the store will write
+        written = _TEXT.encode(data)  # what the store will write
     except _Invalid as exc:
         raise SystemContractError(f"{what} returned an invalid trajectory: {exc}") from None
     except (ValueError, TypeError, RecursionError) as exc:
@@ -326,7 +331,7 @@ def environment_state(state: Any, *, run_id: str, case: Case, system_version: st
         "case_digest": case.digest,
         "system_version": system_version,
         "captured_at": iso(utc_now()),
-        "state": json.loads(text),
+        "state": parse_json(text),
         "state_digest": hashlib.sha256(data).hexdigest(),
     }
     if case.epoch != 1:

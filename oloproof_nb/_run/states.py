@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .._core.canonical import parse_json
 from .._core.records import CaseRecord, EnvironmentState, ReplayRecord
 from ..errors import RunDirError
 from .lines import complete_lines, open_journal
@@ -145,7 +146,7 @@ def encode_state(state: Any) -> tuple[str, dict[str, str]]:
     text = _encode(state)
     if len(text) >= NODE_BYTES or '"$' in text:  # large, or may hold a dict that reads as a marker
         if not _plain(state):
-            state = json.loads(text)  # what storing it as JSON keeps of it (text keys, lists for tuples)
+            state = parse_json(text)  # what storing it as JSON keeps of it (text keys, lists for tuples)
         text = enc.value(state)
         if text.startswith('{"$ref":"') and len(text) == 75:  # the root itself became a node: refer to it directly
             return text[9:73], enc.nodes
@@ -196,7 +197,7 @@ def _line_ref(path: Path, lineno: int, raw: bytes) -> str:
     if raw.startswith(_HEAD) and raw[_AT - len(_MID):_AT] == _MID and ref.isascii():  # else: read as JSON
         return ref.decode("ascii")
     try:
-        record = json.loads(raw.decode("utf-8"))
+        record = parse_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise _damaged(path, lineno, "a stored state is not valid JSON") from None
     if not isinstance(record, dict) or not isinstance(record.get("ref"), str) or "node" not in record:
@@ -257,7 +258,7 @@ class StateReader:
             values: Any = None
             if all(texts):
                 try:
-                    values = json.loads((b"[" + b",".join(texts) + b"]").decode("utf-8"))  # strict, as each line
+                    values = parse_json((b"[" + b",".join(texts) + b"]").decode("utf-8"))  # strict, as each line
                 except (UnicodeDecodeError, ValueError, RecursionError):
                     values = None
             if not isinstance(values, list) or len(values) != len(texts):
@@ -278,7 +279,7 @@ class StateReader:
 
     def _parse_line(self, lineno: int, raw: bytes) -> Any:
         try:
-            record = json.loads(raw.decode("utf-8"))
+            record = parse_json(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise _damaged(self.path, lineno, "a stored state is not valid JSON") from None
         if not isinstance(record, dict) or "node" not in record:

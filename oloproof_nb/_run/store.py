@@ -76,7 +76,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .._config.files import UnreadableFile, dangling_link, file_above, read_regular
-from .._core.canonical import iso, utc_now
+from .._core.canonical import iso, parse_json, utc_now
 from .._core.paths import ABSENT
 from .._core.records import AbruptEnd, CaseRecord, Manifest, ReplayRecord
 from ..errors import (
@@ -137,7 +137,15 @@ def _default(obj: Any) -> Any:
 
 def dumps(record: Any) -> str:
     """One JSON line (NaN and infinities kept as Python's JSON extensions, so they round-trip)."""
-    return json.dumps(record, ensure_ascii=False, default=_default, separators=(",", ":"))
+    return _RECORD.encode(record)
+
+
+#: The encoders of the run's files, made when this module is imported: a system run on a thread of the run's process
+#: that replaced ``json.dumps`` (a library's shim) had each later record written by its replacement (``cases.jsonl``
+#: and ``manifest.json`` held its text, and the run could neither be read nor resumed).
+_RECORD = json.JSONEncoder(ensure_ascii=False, default=_default, separators=(",", ":"))
+_MANIFEST_TEXT = json.JSONEncoder(indent=2, ensure_ascii=False)
+_MANIFEST_ASCII = json.JSONEncoder(indent=2)
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -175,7 +183,7 @@ def _parse_batch(path: Path, first: int, batch: list[bytes]) -> Iterable[dict[st
     if not batch:
         return ()
     try:
-        records = json.loads("[" + b",".join(batch).decode("utf-8") + "]")
+        records = parse_json("[" + b",".join(batch).decode("utf-8") + "]")
     except (UnicodeDecodeError, ValueError, RecursionError):
         records = None
     if records is None or len(records) != len(batch) or not all(isinstance(r, dict) for r in records):
@@ -186,7 +194,7 @@ def _parse_batch(path: Path, first: int, batch: list[bytes]) -> Iterable[dict[st
 def parse_record(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
     """One stored JSONL line as a record; a line that is not a JSON object is a damaged run directory."""
     try:
-        record = json.loads(raw.decode("utf-8"))
+        record = parse_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = f"not UTF-8: {exc.reason}" if isinstance(exc, UnicodeDecodeError) else parse_problem(exc)
         raise RunDirError(f"{path}: line {lineno}: a stored record is not valid JSON ({why}); "
@@ -205,7 +213,7 @@ def read_manifest(directory: Path) -> Manifest:
     type is a :class:`RunDirError` naming the file and the key."""
     path = directory / MANIFEST
     try:
-        data = json.loads(read_regular(path, _MANIFEST_MAX_BYTES).decode("utf-8"))
+        data = parse_json(read_regular(path, _MANIFEST_MAX_BYTES).decode("utf-8"))
     except UnreadableFile as exc:
         if exc.missing:
             raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})") from None
@@ -496,9 +504,9 @@ class RunStore:
         ``creating``: the run's first manifest (an error then says to run again, not to resume)."""
         tmp = self.directory / _MANIFEST_TMP
         data = self.manifest.to_json()
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        text = _MANIFEST_TEXT.encode(data) + "\n"
         if storable(text) != text:  # a path of bytes that are not UTF-8 (the suite folder's): kept by its escape
-            text = json.dumps(data, indent=2) + "\n"
+            text = _MANIFEST_ASCII.encode(data) + "\n"
         try:
             tmp.unlink(missing_ok=True)  # a link left there is replaced, never written through
             fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
@@ -824,7 +832,7 @@ def _read_or_recover_manifest(directory: Path) -> Manifest:
     tmp = directory / _MANIFEST_TMP
     if not os.path.lexists(directory / MANIFEST) and tmp.is_file():  # a dangling link there is named, not replaced
         try:
-            Manifest.model_validate(json.loads(tmp.read_text(encoding="utf-8")), strict=True)
+            Manifest.model_validate(parse_json(tmp.read_text(encoding="utf-8")), strict=True)
         except (OSError, ValueError, ValidationError, RecursionError):
             raise RunDirError(f"{directory}: the run was stopped while it was being created, before any case ran; "
                               "run again without resume=True to reuse this folder") from None
