@@ -1819,3 +1819,23 @@ def test_a_release_given_as_the_text_of_its_path_is_read_as_the_path_is(make_sui
     as_text, as_path = op.compare(run, again, release=str(release)), op.compare(run, again, release=release)
     assert as_text.notes == as_path.notes
     assert as_text.table.equals(as_path.table)
+
+
+def test_a_base_run_still_being_written_with_epochs_is_compared_as_unfinished(make_suite: Callable[..., Path],
+                                                                               tmp_path: Path) -> None:
+    """As the candidate above, the base: read while it runs, it holds epochs 1 and 2 of c16 only (50 of 90 case
+    runs); the 40 case runs it has not recorded are unpaired, not a refusal of runs that ran other epochs."""
+    root = make_suite(_cases(30), evaluators=[{"type": "answer_matches"}], epochs=3)
+    _run(root, tmp_path / "base")
+    cand = _run(root, tmp_path / "cand", version="b")
+    journal = (tmp_path / "base" / "cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "base" / "cases.jsonl").write_text("".join(journal[:50]), encoding="utf-8")
+    manifest = json.loads((tmp_path / "base" / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished_at"]
+    (tmp_path / "base" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    shutil.rmtree(tmp_path / "base" / "frames", ignore_errors=True)
+    base = op.load_run(tmp_path / "base")
+    assert sorted(base.cases.loc[base.cases["case_id"] == "c16", "epoch"]) == [1, 2]
+    cmp = op.compare(base, cand, release=MARGIN_20)
+    assert cmp.n_paired == 50 and len(cmp.unpaired) == 40 and set(cmp.unpaired["reason"]) == {"only_in_candidate"}
+    assert cmp.verdict == "INSUFFICIENT_EVIDENCE"

@@ -156,3 +156,45 @@ def test_the_replays_of_calls_every_share_one_cut_the_failed_replay_first(make_s
     replay = text.split("  fault replays:")[1]
     assert len(re.findall(r"^      \[\d+\]", replay, flags=re.MULTILINE)) == 500
     assert replay.count("… and 61 more replay steps: see panel.replay_views()") == 51
+
+
+THRICE = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "thrice-1"
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def book(self, slot):
+        return {"ok": True}
+
+    def act(self, input, rec):
+        outs = [rec.tool("book", self.book, slot=f"s{k}") for k in range(3)]
+        word = "ok" if all(out.get("ok") for out in outs) else "failed"
+        self.state["rows"] = {f"r{i:03d}": word for i in range(300)}
+        return "booked"
+'''
+
+
+def test_the_replays_of_calls_every_share_one_cut_of_changed_state_paths(make_suite: Callable[..., Path],
+                                                                         tmp_path: Path) -> None:
+    """Three calls under ``calls: every``: each fault replay leaves 300 rows "failed" where the recorded run wrote
+    "ok", 300 changed state paths each (900 in all). Hand count: the panel shows 500 of them for the three replays
+    together, in their order (they share one verdict): 300, then 200 of the second, none of the third."""
+    folder = make_suite([{"id": "c1", "input": {}, "initial_state": {}, "expected": {"answer": "booked"}}],
+                        evaluators=[{"type": "answer_matches"},
+                                    {"type": "fault_recovery", "tool": "book", "fault": "error", "calls": "every"}],
+                        system="sysmod:Desk", system_code=THRICE)
+    views = op.run(op.load_suite(folder), out=tmp_path / "out", progress=False).panel("c1").replay_views()
+    assert len({v["row"]["verdict"] for v in views}) == 1
+    assert [len(v["state_diff"]) for v in views] == [300] * 3
+    assert [len(v["shown_state_diff"]) for v in views] == [300, 200, 0]
+    assert [v["more_state_diff"] for v in views] == [
+        "", "… and 100 more changed state paths: see panel.replay_views()",
+        "… and 300 more changed state paths: see panel.replay_views()"]

@@ -181,3 +181,43 @@ def test_a_replay_the_cache_gives_after_one_that_raised_builds_no_fresh_instance
     assert list(lookup["verdict"]) == ["pass"], list(lookup["reason"])
     assert list(again.replays[again.replays["criterion"] == "recovers_from_error_at_lookup"]["cached"]) == [True]
     assert (root / "licences").read_text(encoding="utf-8") == "0"
+def _desk_class(root: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"held_desk_{root.name}", root / "held_desk.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.HeldDesk
+
+
+def test_only_the_replays_after_one_that_raised_get_a_fresh_instance(tmp_path: Path) -> None:
+    """By hand, serially: one instance for the run, and per case one more for the ``lookup`` replay after the
+    ``issue_refund`` one raised: 1 + 3. The ``lookup`` replay passes on it, so the case goes on with it and the next
+    case needs none (a replay that did not raise is no reason for another instance)."""
+    root = _suite(tmp_path / "suite", ("issue_refund", "lookup"))
+    desk = _desk_class(root)
+    built: list[Any] = []
+
+    def factory() -> Any:
+        built.append(desk())
+        return built[-1]
+
+    run = op.run(root, system=factory, out=tmp_path / "run", progress=False, cache=False)
+
+    assert list(run.cases["status"]) == ["completed"] * 3
+    assert len(built) == 4
+
+
+def test_a_replay_that_raised_on_a_fresh_instance_does_not_blame_an_earlier_one(tmp_path: Path) -> None:
+    """Two fault criteria on ``issue_refund`` each raise ``KeyError: 'refund_id'``; the second runs on a fresh
+    instance, so neither reason says it ran on the instance an earlier raise left."""
+    root = _suite(tmp_path / "suite")
+    config = (root / "oloproof.yaml").read_text(encoding="utf-8")
+    (root / "oloproof.yaml").write_text(
+        config + "  - {type: fault_recovery, tool: issue_refund, fault: timeout}\n",
+        encoding="utf-8")
+    run = op.run(root, out=tmp_path / "run", progress=False, cache=False)
+
+    faults = run.verdicts[run.verdicts["criterion"].str.startswith("recovers_from")]
+    assert len(faults) == 6 and set(faults["verdict"]) == {"missing"}
+    assert set(faults["reason"].str.startswith("replay_raised: KeyError: 'refund_id'")) == {True}
+    assert not faults["reason"].str.contains("earlier replay").any()

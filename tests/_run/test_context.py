@@ -239,3 +239,28 @@ def test_no_fresh_instance_is_built_again_for_the_later_replays_of_the_case() ->
     assert errors == ["not run: a replay of this case raised and no fresh system instance could be built for the "
                       "next: building the system took longer than case_timeout_s=5"] * 3
     assert live.replay_raised
+def test_a_replay_that_raised_on_the_fresh_instance_is_its_own_raise() -> None:
+    """After a replay that raised, the next runs on a fresh instance: if it raises there too, its reason is its
+    own, never "after an earlier replay of this case raised on the one system instance given" (that instance is
+    gone), and the replay after it gets a fresh instance again."""
+    class Broken:  # every replay on it raises
+        def replay(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("agent crashed")
+
+    built: list[Broken] = []
+
+    def renew() -> Broken:
+        built.append(Broken())
+        return built[-1]
+
+    settings = RunSettings(run_id="r", system_version=None, timeout_s=5, suite_root=None, evaluators=[])
+    live = LiveCase(settings, Broken(), NOW, replay_raised=True, renew=renew)
+    case = case_from_mapping({"id": "c1", "input": {}})
+    replay = live.replay(case, Trajectory(steps=[]), 0, None, record={"criterion": "c", "tool": "lookup",
+                                                                      "fault": "error"}, reproduce=None)
+
+    assert len(built) == 1 and live.system is built[0]
+    assert replay.error == "RuntimeError: agent crashed" and live.replay_raised
+    live.replay(case, Trajectory(steps=[]), 0, None, record={"criterion": "c", "tool": "lookup", "fault": "error"},
+                reproduce=None)
+    assert len(built) == 2

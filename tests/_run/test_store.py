@@ -1652,3 +1652,28 @@ def test_a_run_that_finishes_or_is_stopped_leaves_no_handle_of_started_jsonl_ope
         store.note_case("a", 1)
         store.close(stopped=stopped)
     assert not {path for path in open_files() - before if "started.jsonl" in path}
+
+
+def test_a_note_that_names_no_process_of_its_own_leaves_the_end_to_any(tmp_path: Path) -> None:
+    """Only the last case run's note says which process the case runs in flight are of. A ``pid`` that is not a
+    process id (``true``) names none, and neither does a last note with no ``pid`` after one of another process's
+    notes: the end of any process is then noted, as in folders written before notes named their process."""
+    from oloproof_nb._run.in_flight import note_end, read_in_flight
+
+    for name, pids in [("boolean", [True]), ("last_unnamed", [os.getpid() + 1, None])]:
+        store = RunStore.create(tmp_path / name, MANIFEST)
+        for i, _ in enumerate(pids):
+            store.note_case(f"c{i}", 1)
+        store._run_lock.release()  # type: ignore[union-attr]  # as the process's death releases it
+        journal = tmp_path / name / "started.jsonl"
+        notes = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+        assert len(notes) == len(pids)
+        for note, pid in zip(notes, pids, strict=True):
+            note.pop("pid")
+            if pid is not None:
+                note["pid"] = pid
+        journal.write_text("".join(json.dumps(note) + "\n" for note in notes), encoding="utf-8")
+        seen = read_in_flight(tmp_path / name)
+        assert seen is not None and seen.pid is None, name
+        ended = note_end(tmp_path / name, 3, pid=os.getpid() + 2)
+        assert ended is not None and ended.by_system, name
