@@ -39,8 +39,9 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX sig
 #: The installed console script (``pip install .`` / ``-e .`` make it next to the interpreter).
 SCRIPT = Path(sys.executable).with_name("oloproof")
 
-#: Sends ``H3_SIGNAL`` to its own process when ``oloproof_nb`` is first looked up (``H3_WHEN=import``), or from
-#: an exit function, after the command has returned and put its own handlers back (``H3_WHEN=exit``).
+#: Sends ``H3_SIGNAL`` to its own process when ``oloproof_nb`` is first looked up (``H3_WHEN=import``), from
+#: an exit function, after the command has returned and put its own handlers back (``H3_WHEN=exit``), or as the
+#: modules are torn down (``H3_WHEN=teardown``); with ``H3_EXIT_WORK`` (a folder), leaves work for the exit.
 SITECUSTOMIZE = textwrap.dedent('''
     import os
     import signal
@@ -57,12 +58,36 @@ SITECUSTOMIZE = textwrap.dedent('''
             return None
 
 
+    class _SignalOnTeardown:
+        def __del__(self):
+            os.kill(os.getpid(), getattr(signal, _NAME))
+
+
     if _NAME and _WHEN == "import":
         sys.meta_path.insert(0, _SignalOnImport())
     elif _NAME and _WHEN == "exit":
         import atexit
 
         atexit.register(lambda: os.kill(os.getpid(), getattr(signal, _NAME)))
+    elif _NAME and _WHEN == "teardown":  # as the modules are torn down, after Python put the default back
+        _LATE = _SignalOnTeardown()
+
+    _WORK = os.environ.get("H3_EXIT_WORK")
+    if _WORK:  # what Python does at exit: a temporary folder removed, a thread joined, an exit function run
+        import atexit
+        import tempfile
+        import threading
+        import time
+
+        _FOLDER = tempfile.TemporaryDirectory(prefix="exit-work-")
+        open(os.path.join(_WORK, "folder"), "w").write(_FOLDER.name)
+
+        def _slow():
+            time.sleep(0.2)
+            open(os.path.join(_WORK, "thread"), "w").write("joined")
+
+        threading.Thread(target=_slow).start()
+        atexit.register(lambda: open(os.path.join(_WORK, "atexit"), "w").write("ran"))
 ''')
 
 
@@ -76,9 +101,10 @@ def oloproof(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     (hooks / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
 
     def run(*args: str, send: str | None = None, when: str = "import", default: tuple[str, ...] = (),
-            ignored: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+            ignored: tuple[str, ...] = (), exit_work: Path | None = None) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hooks), *filter(None, [os.environ.get(
-            "PYTHONPATH")])]), "PYTHONWARNINGS": "ignore", "H3_SIGNAL": send or "", "H3_WHEN": when}
+            "PYTHONPATH")])]), "PYTHONWARNINGS": "ignore", "H3_SIGNAL": send or "", "H3_WHEN": when,
+            "H3_EXIT_WORK": str(exit_work or "")}
 
         def dispositions() -> None:
             for name in default:
@@ -145,6 +171,32 @@ def test_a_signal_as_the_command_exits_is_exit_2_with_one_line(oloproof: Callabl
     assert (done.returncode, done.stderr) == (2, "oloproof: interrupted by SIGTERM\n")
 
 
+@pytest.mark.parametrize(("command", "code"), [("gate", 2), ("receipt", 0), ("--version", 0), ("--no-such", 2)])
+def test_the_command_ends_before_the_teardown_that_left_a_signal_to_its_default(oloproof: Callable[..., Any],
+                                                                              tmp_path: Path, command: str,
+                                                                              code: int) -> None:
+    """Python put every handler back to the default before it tore the modules down (0.2-1.8 s after the answer,
+    ``benchmarks/signal_windows.py``): a SIGTERM then ended the command by the signal, -15 (a shell's 143), after
+    a verified receipt, a gate's answer or the parser's own exit. The console script ends the process before that
+    teardown."""
+    args = {"gate": ["gate", str(tmp_path / "run")], "receipt": ["receipt", str(write_contract(tmp_path))]}
+    done = oloproof(*args.get(command, [command]), send="SIGTERM", when="teardown", default=("SIGTERM",))
+    assert done.returncode == code, done.stderr
+    assert "interrupted" not in done.stderr
+
+
+def test_the_work_python_does_at_exit_is_done(oloproof: Callable[..., Any], tmp_path: Path) -> None:
+    """Ending the process before the teardown still joins a thread that is no daemon, runs the exit functions and
+    removes a ``TemporaryDirectory`` left open (its ``weakref.finalize``), before the command's exit code."""
+    work = tmp_path / "work"
+    work.mkdir()
+    done = oloproof("receipt", str(write_contract(tmp_path / "task")), exit_work=work)
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "verified", done.stderr
+    assert (work / "thread").read_text() == "joined" and (work / "atexit").read_text() == "ran"
+    folder = Path((work / "folder").read_text())
+    assert folder.name.startswith("exit-work-") and not folder.exists()
+
+
 def test_a_signal_as_a_json_command_exits_adds_no_second_object(oloproof: Callable[..., Any],
                                                                 tmp_path: Path) -> None:
     """``receipt --json`` verified, then a SIGTERM as the process exits: exit 2, and stdout keeps the one object it
@@ -169,8 +221,7 @@ def test_a_ctrl_c_after_the_json_object_is_written_adds_no_second_one(monkeypatc
 
     monkeypatch.setattr(entry, "_stop_while_outside_the_command", lambda argv: None)  # no process-wide handlers
     monkeypatch.setattr(cli, "main", command)
-    monkeypatch.setattr(sys, "argv", ["oloproof", "gate", "run", "--json"])
-    assert entry.main() == 2
+    assert entry._run(["gate", "run", "--json"]) == 2
     out, err = capfd.readouterr()
     assert out.splitlines() == ['{"command": "gate"}'] and err == "oloproof: interrupted\n"
 
@@ -270,8 +321,7 @@ def test_a_ctrl_c_the_entry_module_catches_is_a_json_error_with_json(monkeypatch
     monkeypatch.setattr(cli, "main", ctrl_c)
     for argv, objects in ((["gate", "run", "--json"], [{"error": "interrupted", "message": "interrupted"}]),
                           (["gate", "run"], [])):
-        monkeypatch.setattr(sys, "argv", ["oloproof", *argv])
-        assert entry.main() == 2
+        assert entry._run(argv) == 2
         out, err = capfd.readouterr()
         assert [json.loads(line) for line in out.splitlines()] == objects and err == "oloproof: interrupted\n"
 
