@@ -28,10 +28,29 @@ def canonical_json(obj: Any) -> str:
 #: The encoder of :func:`canonical_json`, made once (``json.dumps`` with these options builds one per call).
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
-#: ``json.loads`` of a text, as the module was when this package was imported. A system run on a thread of the run's
-#: process shares its ``json`` module: one that replaced ``json.loads`` (a library's shim) had each state the run
-#: stored read back as what its replacement returned, and the run folder's files read wrong. Its own reads are its own.
-parse_json: Callable[[str], Any] = json.JSONDecoder().decode
+#: The decoder of :func:`parse_json`, made when this package is imported.
+_DECODE: Callable[[str], Any] = json.JSONDecoder().decode
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads(text)``, as the module was when this package was imported.
+
+    A system run on a thread of the run's process shares its ``json`` module: one that replaced ``json.loads`` (a
+    library's shim) had each state the run stored read back as what its replacement returned, and the run folder's
+    files read wrong. Its own reads are its own. A text that starts with a byte-order mark is refused in
+    ``json.loads``'s words (the decoder alone says ``Expecting value``, which hid an editor's mark).
+
+    Examples
+    --------
+    >>> parse_json('{"a": [1, NaN]}')
+    {'a': [1, nan]}
+    >>> parse_json('\\ufeff{}')
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)
+    """
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODE(text)
 
 
 def digest(obj: Any) -> str:

@@ -3,6 +3,9 @@ commonest kinds first, at most three, each with a case), of ``fail`` verdicts al
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from types import SimpleNamespace
 from typing import Any
 
@@ -117,3 +120,16 @@ def test_each_evaluators_reasons_are_of_one_cause_whatever_they_name() -> None:
         "pair: 2 of its 6 verdicts fail: answer differs from the source case's",
         "pair: 2 of its 6 verdicts fail: tool calls differ from the source case's",
         "pair: 2 of its 6 verdicts fail: state differs from the source case's"]
+
+
+def test_a_long_reason_naming_many_differences_is_classified_at_once() -> None:
+    """A reason is classified by patterns; one tried every ``differs from`` of a reason against every ``'s `` after
+    it, and a 4 MB reason holding many and none after them (a check quoting an agent's looping answer) held the
+    terminal's summary for minutes. By hand: without ``'s `` after a ``differs from`` the reason is of its code (all
+    of it: it holds no ``:``); with one, of the metamorphic cause."""
+    many = "answer" + " differs from" * 320_000
+    script = ("import json, sys\nfrom oloproof_nb._display.terminal import _cause\n"
+              "print(json.dumps([_cause(r) for r in json.load(sys.stdin)]))\n")
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps([many, many + " ord-1's 'x'"]),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert json.loads(done.stdout or "null") == [many, "answer differs from the source case's"], done.stderr[-500:]

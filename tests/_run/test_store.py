@@ -185,6 +185,16 @@ def test_load_run_errors(tmp_path: Path) -> None:
         op.load_run(tmp_path / "bad")  # the parser's RecursionError, not a traceback
 
 
+def test_a_manifest_saved_with_a_byte_order_mark_is_named_as_such(tmp_path: Path) -> None:
+    """An editor that saves UTF-8 with a byte-order mark puts three bytes before the ``{``: ``json.loads`` says
+    so, as the run's reader does (the decoder alone said ``Expecting value`` at the first character)."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "manifest.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"run_id": "r1"}).encode())
+    with pytest.raises(RunDirError, match=r"manifest\.json: not valid JSON \(Unexpected UTF-8 BOM \(decode using "
+                                          r"utf-8-sig\): line 1 column 1 \(char 0\)\)$"):
+        op.load_run(tmp_path / "run")
+
+
 # -- runs on disk: one process at a time, recoverable creation, write errors, durability (issue 14) -----------
 
 import errno  # noqa: E402
