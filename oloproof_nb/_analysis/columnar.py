@@ -82,7 +82,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .._config.files import UnreadableFile, read_regular
-from .._core.canonical import parse_json
+from .._core.canonical import dump_json, parse_json
 from .._core.paths import ABSENT
 from .._run.disk import make_folders, open_fd, owner_reads_and_writes
 from .._run.lock import process_alive
@@ -381,9 +381,6 @@ _encode = _json_encoder()
 
 
 _quote = json.encoder.encode_basestring  # the text the encoder writes for a str (non-ASCII kept)
-#: ``json.dumps`` as it was when this module was imported: a system run on a thread of the run's process that
-#: replaced it wrote ``_source.json`` as the copy is built during the run (its frames then read as changed).
-_SOURCE_TEXT = json.JSONEncoder()
 
 
 def json_text(value: Any) -> str | None:
@@ -813,7 +810,7 @@ class CopyWriter:
             owner_reads_and_writes(self.tmp / f"{name}.parquet")
         source = {"format": FORMAT, "oloproof_nb": __version__, "journal": self.fingerprint,
                   "frames": frames_fingerprint(self.tmp)}
-        self.written = _SOURCE_TEXT.encode(source) + "\n"
+        self.written = dump_json(source) + "\n"  # not json.dumps: a system on a thread may replace it
         (self.tmp / SOURCE_FILE).write_text(self.written, encoding="utf-8")
         owner_reads_and_writes(self.tmp / SOURCE_FILE)
         target = self.directory / FRAMES_DIR

@@ -10,7 +10,6 @@ first, in DESIGN's order; extra columns follow.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa  # already imported by pandas; pyarrow.parquet is imported only where files are read
 
+from .._core.canonical import dump_json
 from .._core.receipts import STATUSES
 from .._core.records import VERDICT_WORDS
 
@@ -50,8 +50,6 @@ ARROW_TYPES: dict[str, pa.DataType] = {
     TIME: pa.timestamp("us", tz="UTC"),
     JSON: pa.large_string(),
 }
-#: ``json.dumps`` as it was when this module was imported (a system on a thread of the run may replace it).
-_TEXT = json.JSONEncoder()
 #: Dtypes whose column never holds a missing value (the Arrow field is not nullable).
 _NOT_NULL = ("int64", "bool")
 #: The pandas dtype of each frame dtype in the ``pandas`` metadata of a Parquet file (what ``pd.read_parquet`` and
@@ -162,7 +160,7 @@ class FrameSpec:
         columns = [{"name": c.name, "field_name": c.name, "pandas_type": _PANDAS_TYPES[c.dtype][0],
                     "numpy_type": _PANDAS_TYPES[c.dtype][1],
                     "metadata": {"timezone": "UTC", "unit": "us"} if c.dtype == TIME else None} for c in self.columns]
-        return _TEXT.encode({"index_columns": [], "column_indexes": [], "columns": columns})
+        return dump_json({"index_columns": [], "column_indexes": [], "columns": columns})
 
     def doc_table(self) -> str:
         """The columns as numpydoc lines (``name : dtype`` then the meaning), for docstrings."""

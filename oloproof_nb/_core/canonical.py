@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["canonical_json", "digest", "utc_now", "iso", "parse_json"]
+__all__ = ["canonical_json", "digest", "utc_now", "iso", "parse_json", "dump_json"]
 
 
 def canonical_json(obj: Any) -> str:
@@ -30,6 +30,11 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 
 #: The decoder of :func:`parse_json`, made when this package is imported.
 _DECODE: Callable[[str], Any] = json.JSONDecoder().decode
+
+#: ``json.dumps(value)`` (its default options), as the module was when this package was imported: the run's own
+#: files are written by it, whatever a system run on a thread of the run's process put in ``json.dumps`` (see
+#: :func:`parse_json`).
+dump_json: Callable[[Any], str] = json.JSONEncoder().encode
 
 
 def parse_json(text: str) -> Any:
