@@ -81,6 +81,25 @@ def test_a_column_the_table_has_not_is_refused_not_left_out(desk_module: ModuleT
         sandbox.reset({"orders": {"ord-001": {"status": "delivered", "amount": 40.0, "paymnet": "card_expired"}}})
 
 
+def test_a_temp_table_or_view_of_a_tables_name_is_not_the_world(desk_module: ModuleType) -> None:
+    sandbox = desk_module.Sandbox()
+    sandbox.reset(STATE)
+    with sandbox.db:  # in the case itself: an unqualified name reads the TEMP one first
+        sandbox.db.execute("CREATE TEMP VIEW orders AS SELECT order_id, 'refunded' AS status, amount, "
+                           "days_since_delivery, payment FROM main.orders")
+        sandbox.db.execute("CREATE TEMP TABLE refunds AS SELECT 'ord-001' AS order_id, 40.0 AS amount")
+    # it read every order refunded and a refund of ord-001, and a subset check of both passed; no row changed
+    assert sandbox.snapshot() == STATE
+
+
+def test_nan_in_a_column_is_refused_not_stored_as_null(desk_module: ModuleType) -> None:
+    sandbox = desk_module.Sandbox()
+    # SQLite stored it as NULL, which the snapshot leaves out: an agent that did nothing showed 1 unexpected change
+    state = {"orders": {"ord-001": {**ORDER, "days_since_delivery": float("nan")}}}
+    with pytest.raises(ValueError, match=r"^state orders\.ord-001: NaN in \['days_since_delivery'\], which SQLite "
+                                         r"stores as NULL; leave the column out for NULL$"):
+        sandbox.reset(state)
+
 
 @pytest.mark.parametrize(("state", "message"), [
     # the row's text was read as its columns: "unknown columns in state orders.ord-001: ['d', 'e', 'i', 'l', ...]"

@@ -95,6 +95,10 @@ class Sandbox:
                 if set(row) - set(cols):  # left out of the database, it would be judged gone
                     raise ValueError(f"unknown columns in state {table}.{key}: {sorted(set(row) - set(cols))}; "
                                      f"allowed: {list(cols)}")
+                nan = [c for c in cols if isinstance(row.get(c), float) and row[c] != row[c]]
+                if nan:  # SQLite stores NaN as NULL, which a snapshot leaves out: it would be judged gone
+                    raise ValueError(f"state {table}.{key}: NaN in {nan}, which SQLite stores as NULL; leave the "
+                                     "column out for NULL")
         fresh = _connect()
         try:  # a state the tables refuse (a NULL amount, a value SQLite cannot store) closes the new connection
             with fresh:
@@ -114,7 +118,9 @@ class Sandbox:
             raise RuntimeError("the sandbox holds a write that was never committed: its rows are not the world's")
         state: dict[str, Any] = {}
         for table, cols in COLUMNS.items():
-            rows = self.db.execute(f"SELECT order_id, {', '.join(cols)} FROM {table} ORDER BY order_id")
+            # main's tables: a TEMP table or view of the same name, which an agent's SQL may make, shadows the
+            # table in an unqualified name (a TEMP view of orders showed every order refunded, none was)
+            rows = self.db.execute(f"SELECT order_id, {', '.join(cols)} FROM main.{table} ORDER BY order_id")
             found = {r[0]: {c: v for c, v in zip(cols, r[1:], strict=True) if v is not None} for r in rows}
             if found:
                 state[table] = found

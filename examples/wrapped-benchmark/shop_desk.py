@@ -49,6 +49,28 @@ def as_rows(state: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
+def columns_of(env: ShopEnv) -> dict[str, list[str]]:
+    """Each table's columns but its key, as the shop's database names them."""
+    return {table: [row["name"] for row in env.db.execute(f"PRAGMA table_info({table})") if row["name"] != key]
+            for table, key in KEYS.items()}
+
+
+def refuse_unknown_columns(rows: dict[str, list[dict[str, Any]]], columns: dict[str, list[str]]) -> None:
+    """Refuse a row that names a column other than the table's own, spelled exactly.
+
+    SQLite reads a column name whatever its case and quoting, and keeps the first of two that name one column:
+    ``Credit``, ``"credit"`` or ``[credit]`` were loaded into ``credit`` and read back by that name, a second
+    ``CREDIT`` beside ``credit`` and a ``CUSTOMER_ID`` beside the key were dropped, and the agent was judged to
+    have changed the row.
+    """
+    for table, key in KEYS.items():
+        for row in rows[table]:
+            unknown = sorted(set(row) - {key, *columns[table]})
+            if unknown:
+                raise ValueError(f"unknown columns in state {table}.{row[key]}: {unknown}; "
+                                 f"allowed: {columns[table]}")
+
+
 class RecordingEnv:
     """What the benchmark's agent is given as its env."""
 
@@ -87,6 +109,7 @@ class ShopDesk(op.RecordedAgent):
         rows = as_rows(state)  # a table the shop has not is refused before a database is opened
         fresh = ShopEnv({})
         try:  # a state the tables refuse (a column they have not, a value SQLite cannot store) closes the new one
+            refuse_unknown_columns(rows, columns_of(fresh))
             fresh.load(rows)
         except BaseException:
             fresh.db.close()
