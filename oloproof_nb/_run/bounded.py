@@ -50,7 +50,8 @@ def bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
                 return  # nothing in flight holds a key: nothing waits
             done, _ = wait(in_flight, timeout=_CANCELLED_POLL_S, return_when=FIRST_COMPLETED)
             done |= {future for future in in_flight if future.cancelled()}  # no wait() sees them end
-            for future in done:
+            while done:
+                future = done.pop()
                 item, held = in_flight.pop(future)
                 busy.subtract(held)
                 try:
@@ -59,6 +60,9 @@ def bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
                     if (instead := lost(item, exc)) is None:
                         raise
                     raise instead from exc
+                # not held while the caller works and the next wait runs: a Dask future held keeps its result on
+                # the worker, and when that worker died the scheduler ran the batch again, a recorded case twice
+                del future
                 yield result
     finally:
         for future in in_flight:

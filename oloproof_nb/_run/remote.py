@@ -25,7 +25,7 @@ from typing import Any
 from .._config.suite import RELEASE_FILE, KeptImportError, Suite, changed_digests, load_suite
 from .._core.case import Case
 from .._core.records import CaseRecord, ReplayRecord
-from ..errors import OloproofError, describe_exception, quote
+from ..errors import ConfigError, OloproofError, describe_exception, quote
 from .bounded import bounded
 from .case import execute_case
 from .context import RunSettings, ShownArtifacts
@@ -103,6 +103,8 @@ def _remote_suite(suite_root: str, digests: dict[str, str], wanted: tuple[str | 
                 suite = load_suite(suite_root)
             except KeptImportError as exc:  # loaded anew (its case file or the desk's module edited with a helper)
                 raise OloproofError(_restart_workers(suite_root, exc.stale)) from None  # says to restart the workers
+            except ConfigError as exc:  # the run's process loaded it: what differs is this worker (a package missing)
+                raise ConfigError(exc.file, exc.key, f"on worker {socket.gethostname()}, {exc.message}") from None
             if _worker_digests(suite.digests) != key[1]:
                 changed = changed_digests(dict(key[1]), dict(_worker_digests(suite.digests)))
                 raise OloproofError(f"{suite_root}: on worker {socket.gethostname()}, {', '.join(changed)} "
@@ -347,8 +349,12 @@ def _executor_failed(batch: list[tuple[int, Case]], exc: Exception, store: RunSt
     """The one line that stops a run whose executor lost a batch or refused one (neither is a bug in oloproof
     nor a verdict on the system: the batch's cases are not recorded, and a resume runs them)."""
     first, last = batch[0][1], batch[-1][1]
-    cases = (f"case {quote(first.id)}" if len(batch) == 1
-             else f"cases {quote(first.id)} to {quote(last.id)} ({len(batch)} case runs)")
+
+    def named(case: Case) -> str:  # a run of epochs: the case's epoch too (a batch was "cases 'c2' to 'c2'")
+        return quote(case.id) + (f" (epoch {case.epoch})" if store.manifest.epochs > 1 else "")
+
+    cases = (f"case {named(first)}" if len(batch) == 1
+             else f"cases {named(first)} to {named(last)} ({len(batch)} case runs)")
     why = ("the executor was shut down (or its client closed) before the run was done with it" if refused else
            "a worker process of the executor died (the system ended its process or crashed, a kill from outside, "
            "a memory limit), or the executor was shut down or its client closed")

@@ -102,3 +102,25 @@ def test_items_that_share_a_key_never_run_at_once_and_all_finish(seed: int) -> N
         mine = [i for i, keys in items if key in keys]
         assert [i for i in order if i in mine] == mine  # in their order
     assert most[0] >= 2
+
+
+def test_bounded_holds_no_task_whose_result_it_gave() -> None:
+    """A result given, its task is no longer referenced while the caller works and the next wait runs. Held, a Dask
+    future keeps its result on the worker, and when that worker died the scheduler ran the batch again (a case
+    already recorded ran twice: its side effects too) for a result nobody would read."""
+    import gc
+    import weakref
+
+    refs: dict[int, weakref.ReferenceType[Future[int]]] = {}
+
+    def submit(item: int) -> Future[int]:
+        future: Future[int] = Future()
+        future.set_result(item)
+        refs[item] = weakref.ref(future)
+        return future
+
+    results = bounded(submit, range(3), 3)
+    for got in results:
+        gc.collect()
+        assert refs[got]() is None, f"the task of item {got} is still referenced"
+    assert sorted(refs) == [0, 1, 2]

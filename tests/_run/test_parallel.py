@@ -418,6 +418,44 @@ def test_a_resume_runs_again_the_batch_a_dask_worker_lost(make_suite: Any, tmp_p
                                                                                  "c3"]
 
 
+#: A desk whose case c1 ends its process the first time, once the run's journal (``RUN`` beside it) holds c0:
+#: the worker that ran c0 dies after c0's result reached the run.
+DIES_AFTER_C0_IS_RECORDED = DYING.replace(
+    "        marker = HERE", """        if input["n"] == 1 and not (HERE / "died-1").exists():
+            import time
+            journal = pathlib.Path(os.environ.get("RUN", "")) / "cases.jsonl"
+            for _ in range(200):  # up to 10 s: the run records c0 before it waits for c1
+                if journal.is_file() and '"c0"' in journal.read_text(encoding="utf-8"):
+                    break
+                time.sleep(0.05)
+        marker = HERE""")
+
+
+def test_a_dask_worker_that_dies_does_not_run_a_recorded_batch_again(make_suite: Any, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """One worker runs c0, then dies in c1. Dask runs a task again when a worker that held its result dies while a
+    client still holds its future: the run held the future of the batch it had just recorded while it waited for
+    the next, so c0 ran a second time (effects.log read c0, c1, c0, c2, c1) for a result nobody read. A hand count:
+    c1 runs twice (it died once), every other case once, and each is recorded once."""
+    distributed = pytest.importorskip("distributed")
+    cases = [{"id": f"c{i}", "input": {"n": i, **({"die": "once"} if i == 1 else {})}, "expected": {"answer": i}}
+             for i in range(3)]
+    root = make_suite(cases, system="sysmod:Desk", system_code=DIES_AFTER_C0_IS_RECORDED,
+                      evaluators=[{"type": "answer_matches"}])
+    out = tmp_path / "run"
+    monkeypatch.setenv("RUN", str(out))  # before the cluster starts: its worker processes inherit it
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=50)
+    client = distributed.Client(cluster)
+    try:
+        run = op.run(root, executor=client.get_executor(), chunk_size=1, out=out, progress=False)
+    finally:
+        client.close()
+        cluster.close()
+    assert sorted(run.cases["case_id"]) == ["c0", "c1", "c2"] and set(run.cases["status"]) == {"completed"}
+    assert sorted((root / "effects.log").read_text(encoding="utf-8").split()) == ["c0", "c1", "c1", "c2"]
+
+
 def test_an_executor_shut_down_is_one_line(make_suite: Any, tmp_path: Path) -> None:
     """An executor the user shut down (before the run, or during it) refuses the next batch: one line, not an
     internal error blamed on oloproof_nb."""
@@ -430,6 +468,41 @@ def test_an_executor_shut_down_is_one_line(make_suite: Any, tmp_path: Path) -> N
     assert "\n" not in message and "cannot schedule new futures after shutdown" in message
     assert "was refused" in message and "'c0' to 'c2' (3 case runs)" in message
     assert not (tmp_path / "run" / "internal-error.txt").exists()
+
+
+def test_a_lost_batch_of_a_run_with_epochs_names_its_case_runs_epochs(make_suite: Any, tmp_path: Path) -> None:
+    """With epochs, a batch holds one case's runs: it was named "cases 'c0' to 'c0' (2 case runs)"."""
+    root = dying_suite(make_suite, "never", n=3)
+    pool = ThreadPoolExecutor(max_workers=1)
+    pool.shutdown()
+    with pytest.raises(OloproofError) as err:
+        op.run(root, executor=pool, chunk_size=3, epochs=2, out=tmp_path / "run", progress=False)
+    message = str(err.value)
+    assert "\n" not in message and "was refused" in message
+    assert "the task running cases 'c0' (epoch 1) to 'c1' (epoch 1) (3 case runs) was refused" in message
+
+
+def test_a_worker_that_cannot_import_the_system_is_named(make_suite: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's process imports the system; a worker lacks a package it imports. The one line named the package
+    and "the Python that runs oloproof" but no worker, though the user's own Python imports it."""
+    distributed = pytest.importorskip("distributed")
+    code = "import os\nif not os.environ.get('HAS_PACKAGE'):\n    import package_missing_on_the_worker\n" + DYING
+    root = make_suite([{"id": "c0", "input": {"n": 0}, "expected": {"answer": 0}}], system="sysmod:Desk",
+                      system_code=code, evaluators=[{"type": "answer_matches"}])
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=50)
+    client = distributed.Client(cluster)
+    monkeypatch.setenv("HAS_PACKAGE", "1")  # after the worker started: only the run's process has it
+    try:
+        with pytest.raises(ConfigError) as err:
+            op.run(root, executor=client.get_executor(), out=tmp_path / "run", progress=False)
+    finally:
+        client.close()
+        cluster.close()
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"{root / 'oloproof.yaml'}: system: on worker ")
+    assert "package_missing_on_the_worker" in message
 
 
 # -- workers rebuild the suite from its folder ---------------------------------------------------------------
