@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._config.files import yaml_number
+from .._core.binomial import check_confidence
 from .._core.slicespec import MAX_EDGES, NA_BIN
 from ..errors import OloproofError, terminal_text
 from .theme import (
@@ -162,9 +163,21 @@ def _finite(x: Any) -> bool:
         return False
 
 
-def _level(obj: Any, confidence: float | None = None) -> str:
+def _level(obj: Any, confidence: float | None = None, what: str = "") -> str:
     """The interval level as ``"95% "`` from the data: ``confidence`` when given, else the release of a Gate or
-    Comparison, else a table's ``attrs["confidence"]``; ``""`` when none says (never a guessed 95%)."""
+    Comparison, else a table's ``attrs["confidence"]``; ``""`` when none says (never a guessed 95%).
+
+    Raises
+    ------
+    OloproofError
+        When ``confidence`` is given and is no probability in (0, 1): one line naming ``plots.<what>``'s
+        argument (``confidence=95`` labelled the axis ``9500% interval``, ``confidence=True`` ``100%``).
+    """
+    if confidence is not None:
+        try:
+            check_confidence(confidence)  # checked, not widened: a float32 0.95 keeps its digits (fmt_level)
+        except ValueError as e:
+            raise OloproofError(f"plots.{what}: {e}") from None
     level: Any = confidence
     if level is None:
         release = None if isinstance(obj, pd.DataFrame) else getattr(obj, "release", None)
@@ -407,12 +420,12 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     ------
     OloproofError
         A slice of more than 51 bins besides ``n/a`` (a suite's slices have at most 50 edges): a plot of more
-        cannot be read.
+        cannot be read. A ``confidence`` that is no probability in (0, 1), such as ``95``.
     """
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator
 
-    level = _level(table, confidence)
+    level = _level(table, confidence, "slices")
     table = _table(table, ["slice", "bin", "criterion", "support", "rate", "ci_low", "ci_high"], "slices",
                    "op.slice_table(run, spec)")
     keep = ~((table["bin"] == "n/a") & (table.groupby(["slice", "bin"])["support"].transform("sum") == 0))
@@ -434,7 +447,11 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
     shape = {c: _SLICE_SHAPES[i // len(palette) % len(_SLICE_SHAPES)] for i, c in enumerate(criteria)}
     width = 0.8 / max(len(criteria), 1)
     x_of = {key: i for i, key in enumerate(positions)}
-    few = table["few_clusters"] if "few_clusters" in table.columns else pd.Series(False, index=table.index)
+    # hollow only where the table says True: a row without the flag (NaN where a table without the column was
+    # concatenated, which bool() reads as True) is drawn filled, as a table without the column is
+    few = pd.Series([isinstance(v, (bool, np.bool_)) and bool(v)
+                     for v in (table["few_clusters"] if "few_clusters" in table.columns else [False] * len(table))],
+                    index=table.index, dtype=bool)
     small = 7.5 if len(criteria) > 2 else 8.5
     upright = _upright_size(ax, width, len(positions), small)
     in_bin: dict[tuple[Any, Any], list[tuple[Any, bool]]] = {key: [] for key in positions}
@@ -472,20 +489,21 @@ def slices(table: pd.DataFrame, ax: Axes | None = None, *, confidence: float | N
                         fontsize=upright, color=hue[r.criterion], style="italic")
     names = list(dict.fromkeys(table["slice"]))
     single = len(names) == 1
-    ax.set_xticks(range(len(positions)), [b if single else f"{s.split(':')[0]}\n{b}" for s, b in positions])
+    # a slice is named as text: a table built by hand may hold a number there (7.split raised AttributeError)
+    ax.set_xticks(range(len(positions)), [b if single else f"{str(s).split(':')[0]}\n{b}" for s, b in positions])
     ax.set_xlim(-0.6, len(positions) - 0.4)
     ax.set_ylim(-0.03, top)
     _rate_axis(ax, "y", 0.0)
     ax.yaxis.set_major_locator(FixedLocator(np.linspace(0.0, 1.0, 6).tolist()))  # no 120% above the labels
     ax.tick_params(axis="x", length=0, labelsize=10)
-    dimension = names[0].split(":")[0] if single else ""
+    dimension = str(names[0]).split(":")[0] if single else ""
     methods = _methods(table, [f"{c} {b}" for c, b in zip(table["criterion"], table["bin"], strict=True)], "bins")
     ax.set_xlabel(_DIMENSION_LABELS.get(dimension, "bin") + ("  (bins: lower ≤ x < upper)" if single else "")
                   + (f"\nintervals: {methods}" if methods else ""))
     ax.set_ylabel(f"pass rate and {level}interval")
     ax.set_title(f"Pass rate by bin — {names[0]}" if single else "Pass rate by bin", loc="left", fontweight="bold")
     handles = [Line2D([], [], marker=shape[c], ls="", color=hue[c], label=_label(c)) for c in criteria]
-    if bool(np.asarray(few, dtype=bool).any()):
+    if bool(few.any()):
         handles.append(Line2D([], [], marker="o", ls="", mfc="white", color=_MUTED, mew=1.6,
                               label="hollow: few clusters"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8.5)
@@ -531,12 +549,13 @@ def validity(frame: pd.DataFrame, ax: Axes | None = None, *, confidence: float |
     Raises
     ------
     OloproofError
-        A table of more than :data:`PLOT_ROWS` rows (transforms): a plot of more cannot be read.
+        A table of more than :data:`PLOT_ROWS` rows (transforms): a plot of more cannot be read. A ``confidence``
+        that is no probability in (0, 1), such as ``95``.
     """
     from matplotlib.lines import Line2D
 
     cols = ["transform", "derived", "labeled", "valid", "rate", "ci_low", "ci_high", "minimum_validity", "checked"]
-    level = _level(frame, confidence)
+    level = _level(frame, confidence, "validity")
     table = _table(frame, cols, "validity", "op.validity(run)")
     _plotted_rows(table, "validity")
     ax = _axes(ax, 8.0, _rows_height(len(table), ""))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,6 +145,26 @@ def test_slices_plot_one_errorbar_per_non_empty_bin_and_no_joining_line() -> Non
     # few clusters → hollow marker (n=7 has 7 clusters, flagged)
     hollow = [b for b in bars if b.lines[0].get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))]
     assert len(hollow) == 1 and hollow[0].lines[0].get_ydata()[0] == pytest.approx(0.8)
+
+
+def test_slices_rows_without_a_few_clusters_flag_are_drawn_filled() -> None:
+    """A slice table concatenated with one that has no ``few_clusters`` column holds NaN there, which ``bool``
+    reads as True: every row of criterion c was drawn hollow, and the legend said "hollow: few clusters", of rows
+    that say nothing about their clusters. Only the one row flagged True (n=7) is hollow."""
+    other = slice_frame().drop(columns="few_clusters")
+    other = other[other["criterion"] == "a"].assign(criterion="c")
+    table = pd.concat([slice_frame(), other], ignore_index=True)
+    assert table["few_clusters"].isna().sum() == 4
+    ax = plots.slices(table)
+    bars = errorbars(ax)
+    assert len(bars) == 5  # a: 7, 17; b: 12; c: 7, 17
+    hollow = [b for b in bars if b.lines[0].get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))]
+    # a's bar in [1, 2): the first of 3 slots of width 0.8 / 3 in the bin at x = 1
+    assert len(hollow) == 1 and hollow[0].lines[0].get_xdata()[0] == pytest.approx(1 - 0.4 + 0.8 / 6)
+    assert "hollow: few clusters" in [t.get_text() for t in ax.get_legend().get_texts()]
+    ax = plots.slices(other)  # none flagged: no hollow marker, no legend entry for one
+    assert not [b for b in errorbars(ax) if b.lines[0].get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))]
+    assert "hollow: few clusters" not in [t.get_text() for t in ax.get_legend().get_texts()]
 
 
 def test_slices_plot_keeps_a_filled_na_bin_and_real_table(tmp_path: Path, make_suite: Any) -> None:
@@ -428,6 +449,34 @@ def test_axis_labels_give_the_level_from_the_data_and_the_methods_where_they_dif
     assert plots.validity(v).get_xlabel().endswith("(95% Wilson interval)")
     # never a guessed level: a bare table without one says none
     assert "%" not in plots.slices(slice_frame()).get_ylabel()
+
+
+@pytest.mark.parametrize("confidence, says", [(95, "confidence=95 is outside (0, 1)"),
+                                              (1.0, "confidence=1.0 is outside (0, 1)"),
+                                              (True, "confidence=True is not a number")])
+def test_a_confidence_that_is_no_probability_is_refused_not_drawn_as_a_level(confidence: Any, says: str) -> None:
+    """``confidence=95`` (a percentage for a probability) labelled the axis ``pass rate and 9500% interval``, and
+    ``confidence=True`` ``100%``: both are refused in one line naming the plot and what is allowed."""
+    v = pd.DataFrame({"transform": ["t"], "derived": [4], "labeled": [4], "valid": [4], "rate": [1.0],
+                      "ci_low": [0.5], "ci_high": [1.0], "minimum_validity": [0.85], "checked": [True]})
+    with pytest.raises(op.OloproofError, match=rf"^plots\.slices: {re.escape(says)}; .*e\.g\. 0\.95$"):
+        plots.slices(slice_frame(), confidence=confidence)
+    with pytest.raises(op.OloproofError, match=rf"^plots\.validity: {re.escape(says)}; .*e\.g\. 0\.95$"):
+        plots.validity(v, confidence=confidence)
+    assert plots.slices(slice_frame(), confidence=0.9).get_ylabel() == "pass rate and 90% interval"
+
+
+def test_a_slices_table_whose_slice_is_a_number_is_drawn_under_its_name() -> None:
+    """Two slices of a table built by hand, one named by a number: the bins' tick labels split the name at its
+    ``:`` (``7.split`` raised AttributeError), so each bin is labelled with its slice's name."""
+    table = pd.concat([slice_frame(), slice_frame().assign(slice=7)], ignore_index=True)
+    ticks = [t.get_text() for t in plots.slices(table).get_xticklabels()]
+    assert ticks == ["tool_calls\n<1", "tool_calls\n[1, 2)", "tool_calls\n≥2", "7\n<1", "7\n[1, 2)", "7\n≥2"]
+    one = slice_frame().assign(slice=7)
+    ax = plots.slices(one)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["<1", "[1, 2)", "≥2"]
+    assert ax.get_title(loc="left") == "Pass rate by bin — 7"
+    assert ax.get_xlabel().startswith("bin  (bins: lower ≤ x < upper)")
 
 
 def test_the_compare_axis_is_in_percentage_points_and_the_legend_gives_the_margin() -> None:
