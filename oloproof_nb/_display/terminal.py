@@ -409,6 +409,22 @@ _CAUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern, re
     (r"(tool call \d+ is |\d+ tool calls \()", "tool calls differ from the source case's"),
     (r"state differs from .*'s at \d+ path", "state differs from the source case's"),
 ))
+#: The evaluators that word each cause of :data:`_CAUSES`: a reason of another built-in evaluator is never of it (a
+#: Python check's own text ``3 tool calls (lookup, refund, refund): at most 2`` was said as "tool calls differ from
+#: the source case's", a pair it has none of); one of an evaluator not named here (a log's scorer, or no
+#: ``evaluator`` column) is matched against them all.
+_STATE_CHECKS = frozenset({"state_matches", "state_unchanged"})
+_WORDED_BY: dict[str, frozenset[str]] = {
+    **dict.fromkeys(["answer differs"], frozenset({"answer_matches"})),
+    **dict.fromkeys(["unexpected changes; expected paths differ", "unexpected changes", "expected paths differ",
+                     "paths differ"], _STATE_CHECKS),
+    **dict.fromkeys(["score below pass_threshold", "check returned no finite score",
+                     "check returned a reason that is not text", "check returned no verdict"], frozenset({"python"})),
+    **dict.fromkeys(["answer differs from the source case's", "tool calls differ from the source case's",
+                     "state differs from the source case's"], frozenset({"metamorphic_relation"})),
+}
+#: The built-in evaluators, whose reasons are of the causes :data:`_WORDED_BY` gives them alone.
+_BUILT_IN = frozenset({"fault_recovery", "outcome_contract"}).union(*_WORDED_BY.values())
 #: How a fault replay's reason with ``calls: every`` names each deciding call: ``step 4: …; step 6: …``.
 _CALL = re.compile(r"step \d+: ")
 #: The notes a state check's reason ends with, said after its cause: a cause of its own (the case file's values
@@ -416,11 +432,12 @@ _CALL = re.compile(r"step \d+: ")
 _NOTES = (("differ in type only (", "in type only"), ("differ in Unicode form only (", "in Unicode form only"))
 
 
-def _cause(reason: str) -> str:
+def _cause(reason: str, evaluator: str | None = None) -> str:
     """The kind of cause of a verdict's ``reason``, for :func:`_reason_lines`: ``answer differs``, ``unexpected
-    changes``, ``paths differ`` (:data:`_CAUSES`), else its code, the reason up to its first ``:``, with a score's
-    value left out (:func:`~oloproof_nb._core.scoremap.reason_kind`); a fault replay's reason that names its call
-    (``step 4: …``, ``calls: every``) is of the first call's; ``(no reason)`` for none.
+    changes``, ``paths differ`` (:data:`_CAUSES`, those ``evaluator`` words: :data:`_WORDED_BY`), else its code, the
+    reason up to its first ``:``, with a score's value left out (:func:`~oloproof_nb._core.scoremap.reason_kind`); a
+    fault replay's reason that names its call (``step 4: …``, ``calls: every``) is of the first call's; ``(no
+    reason)`` for none.
 
     Examples
     --------
@@ -430,11 +447,13 @@ def _cause(reason: str) -> str:
     'paths differ, some in type only'
     >>> _cause("step 4: control_replay_diverged: step 1 differs: …; step 6: false_success"), _cause("")
     ('control_replay_diverged', '(no reason)')
+    >>> _cause("3 tool calls (lookup, refund, refund): at most 2", "python")
+    '3 tool calls (lookup, refund, refund)'
     """
     kind = reason_kind(re.split(r"; step \d+: ", reason[len(call.group()):])[0] if (call := _CALL.match(reason))
                        else reason)
     for pattern, cause in _CAUSES:
-        if pattern.match(kind):
+        if (evaluator not in _BUILT_IN or evaluator in _WORDED_BY[cause]) and pattern.match(kind):
             notes = [note for marker, note in _NOTES if marker in kind]
             return cause + (f", some {' and '.join(notes)}" if notes else "")
     return kind.split(":")[0].strip() or "(no reason)"
@@ -448,7 +467,10 @@ def _reason_lines(verdicts: pd.DataFrame, chosen: pd.DataFrame, verdict: str, sa
     rows = verdicts.groupby("criterion", sort=False).size()
     reason = chosen["reason"].fillna("").astype(str)
     # of its cause, not of the answer, count, paths or score it names: "score 3 …" and "score 7 …" are one reason
-    code = reason.map({why: _cause(why) for why in reason.unique()})  # each text once: a run repeats them
+    evaluator = chosen["evaluator"] if "evaluator" in chosen.columns else [None] * len(chosen)
+    pairs = [(why, by if isinstance(by, str) else None) for why, by in zip(reason, evaluator, strict=True)]
+    causes = {pair: _cause(*pair) for pair in dict.fromkeys(pairs)}  # each text once: a run repeats them
+    code = pd.Series([causes[pair] for pair in pairs], index=chosen.index, dtype=object)
     kinds = chosen.assign(code=code, why=reason)
     counts = kinds.groupby(["criterion", "code"], sort=False).size().sort_values(ascending=False, kind="stable")
     lines: list[str] = []

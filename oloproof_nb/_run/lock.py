@@ -8,7 +8,6 @@ there.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import stat
@@ -16,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from .._core.canonical import iso, utc_now
+from .._core.canonical import dump_json, iso, parse_json, utc_now
 from ..errors import RunDirError, RunLockedError
 from .disk import hard_links, link_refused, open_fd
 
@@ -111,7 +110,9 @@ class RunLock:
         writes nothing else there). The lock holds without it, as when the note cannot be written."""
         if self._fd is None or hard_links(self._fd) > 1:
             return
-        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())}).encode("utf-8")
+        # not json.dumps: a system run earlier in this process may have replaced it (one returning bytes stopped the
+        # next run of a notebook as it started, with an AttributeError)
+        info = dump_json({"pid": os.getpid(), "host": socket.gethostname(), "since": iso(utc_now())}).encode("utf-8")
         try:  # written over the old note, then cut to length: a reader never sees an empty file in between
             os.pwrite(self._fd, info, 0)
             os.ftruncate(self._fd, len(info))
@@ -137,7 +138,7 @@ def _describe_holder(fd: int) -> str:
     deadline = time.monotonic() + HOLDER_NOTE_WAIT_S
     while True:
         try:
-            data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+            data = parse_json(os.pread(fd, 4096, 0).decode("utf-8"))
             pid, host = int(data["pid"]), data["host"]
             if host != socket.gethostname() or process_alive(pid):  # a dead process's note: not written yet
                 return f"pid {pid} on host {host}, since {data['since']}"

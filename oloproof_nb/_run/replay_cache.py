@@ -35,7 +35,7 @@ from typing import Any
 
 from .. import _version
 from .._config.files import UnreadableFile, read_regular
-from .._core.canonical import digest
+from .._core.canonical import digest, parse_json
 from .disk import make_folders, open_fd
 
 __all__ = ["ReplayCache", "replay_key", "recording_digest", "REPLAY_CACHE_DIR", "CACHE_SCHEMA"]
@@ -45,6 +45,11 @@ REPLAY_CACHE_DIR = Path(".oloproof") / "replays"
 CACHE_SCHEMA = "oloproof_replay_cache/v2"
 #: The largest entry read back (a bigger file is a miss): a replay's trajectory and final state.
 _ENTRY_MAX_BYTES = 1 << 30
+
+#: The encoder of an entry's text, made when this module is imported: a system run on a thread of the run's process
+#: that replaced ``json.dumps`` (one returning bytes, as ``orjson.dumps`` does) stopped the run with an internal error
+#: as its next replay was stored, or had its replacement's text stored as the entry (:func:`~.store.dumps`).
+_ENTRY_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def recording_digest(steps: list[dict[str, Any]], checkpoint: int) -> str:
@@ -164,7 +169,7 @@ class ReplayCache:
         """The stored entry, or None when there is none, it is no regular file, it cannot be parsed, or its
         digest does not verify."""
         try:
-            data = json.loads(read_regular(self.path(key), _ENTRY_MAX_BYTES).decode("utf-8"))
+            data = parse_json(read_regular(self.path(key), _ENTRY_MAX_BYTES).decode("utf-8"))
         except (UnreadableFile, OSError, ValueError, RecursionError):  # absent, no file, unreadable, partial, not JSON
             return None
         if not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA or data.get("key") != key:
@@ -182,8 +187,7 @@ class ReplayCache:
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         """Store ``entry`` (JSON-ready) under ``key`` with its digest, atomically; a failed write is ignored."""
-        text = json.dumps({"schema": CACHE_SCHEMA, "key": key, "digest": digest(entry), "entry": entry},
-                          ensure_ascii=False, separators=(",", ":"))
+        text = _ENTRY_TEXT.encode({"schema": CACHE_SCHEMA, "key": key, "digest": digest(entry), "entry": entry})
         tmp: str | None = None
         try:
             make_folders(self.directory)  # under umask 777 no folder of mode 0 is left in the suite

@@ -133,3 +133,29 @@ def test_a_long_reason_naming_many_differences_is_classified_at_once() -> None:
     done = subprocess.run([sys.executable, "-c", script], input=json.dumps([many, many + " ord-1's 'x'"]),
                           capture_output=True, text=True, timeout=120, check=False)
     assert json.loads(done.stdout or "null") == [many, "answer differs from the source case's"], done.stderr[-500:]
+
+
+def test_a_python_checks_own_reason_is_of_its_code_not_of_a_cause_another_evaluator_words() -> None:
+    """A check's reason is its author's text: one that reads as a pair's or an answer check's was counted as that
+    cause ("tool calls differ from the source case's" for a check with no source case). By hand: each row's cause
+    from its evaluator (one that is no built-in, a log's scorer, may have any); the same texts with no
+    ``evaluator`` column keep the causes they read as."""
+    rows = [("c1", 1, "calls", "fail", "3 tool calls (lookup, refund, refund): at most 2", "python"),
+            ("c2", 1, "pair", "fail", "3 tool calls (lookup, refund, refund), ord-1 made 2 (lookup, refund)",
+             "metamorphic_relation"),
+            ("c3", 1, "scorer", "fail", "answer 'ok' != expected 'no'", "a_logs_scorer"),
+            ("c4", 1, "own", "fail", "answer 'ok' != expected 'no': said twice", "python")]
+
+    def heads(chosen: list[tuple[str, int, str, str, str, str]], named: bool = True) -> list[str]:
+        run = _run([row[:5] for row in chosen])
+        if named:
+            run.verdicts["evaluator"] = [row[5] for row in chosen]
+        return [line for line in failed_verdict_lines(run, width=200) if not line.startswith("  ")]
+
+    assert heads(rows[:3]) == ["calls: 1 of its 1 verdicts fail: 3 tool calls (lookup, refund, refund)",
+                               "pair: 1 of its 1 verdicts fail: tool calls differ from the source case's",
+                               "scorer: 1 of its 1 verdicts fail: answer differs"]
+    assert heads(rows[3:]) == ["own: 1 of its 1 verdicts fail: answer 'ok' != expected 'no'"]
+    assert heads([rows[0], rows[3]], named=False) == [
+        "calls: 1 of its 1 verdicts fail: tool calls differ from the source case's",
+        "own: 1 of its 1 verdicts fail: answer differs"]
