@@ -954,8 +954,8 @@ def test_an_empty_or_padded_key_is_named_quoted(base: Path) -> None:
     root = _suite(base, release='criteria: {"answer_matches ": 0.5}\n')
     code, err = _run(root)
     assert code == 2 and one_error_line(err) == (f"oloproof: error: {root / 'release.yaml'}: criteria.'answer_matches "
-                                                  "': no such criterion in the suite; its criteria: answer_matches, "
-                                                  "state_matches"), err
+                                                  "': no such criterion in the suite (did you mean answer_matches?); "
+                                                  "its criteria: answer_matches, state_matches"), err
     root = _suite(base, release="criteria: {answer_matches: 0.5}\n")
     assert _run(root)[0] in (0, 1)
     (root / "other.yaml").write_text('criteria: {"": 0.5}\n', encoding="utf-8")

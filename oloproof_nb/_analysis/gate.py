@@ -50,7 +50,14 @@ import numpy as np
 import pandas as pd
 
 from .._config.cases import repeats_note
-from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release, revalidated
+from .._config.release import (
+    ReleaseConfig,
+    check_reductions,
+    criterion_hint,
+    load_release,
+    parse_release,
+    revalidated,
+)
 from .._core.epochs import fractional_interval, parse_reduce
 from .._core.stats import (
     BOOTSTRAP_MIN_CLUSTERS,
@@ -474,6 +481,7 @@ def resolve_release(run: Run, release: ReleaseLike | None, *, criteria: dict[str
         hint = f" ({split_hint(unknown[0])})" if unknown[0] in task_criteria(run) else ""
         if unknown[0] in added_scores(run):  # scores a person added after the eval (warned when the log was read)
             hint = f" ({added_hint(unknown[0])})"
+        hint = hint or criterion_hint(unknown[0], run.criteria)
         raise ConfigError(file, format_loc(("criteria", unknown[0])),
                           f"no such criterion in the run{hint}; its criteria: {', '.join(run.criteria) or '(none)'}")
     check_reductions(cfg, run.epochs, file, run.run_id)

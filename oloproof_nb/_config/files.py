@@ -372,25 +372,81 @@ def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] 
 
 @cache
 def _unique_key_loader() -> type[yaml.SafeLoader]:
-    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (PyYAML keeps the last silently).
+    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (PyYAML keeps the last silently), and
+    merge keys (``<<``) whose result PyYAML does not give as YAML defines it.
+
+    YAML's merge gives a mapping's own keys first, then the earlier of the mappings merged; PyYAML 6.0.4 keeps the
+    last of them instead, except for keys Python happens to hold as one string object (a one-letter key):
+    ``criteria: {<<: [{answer_matches: 0.9}, {answer_matches: 0.1}]}`` gated at 0.1 (a regressed agent at 0.625
+    passed) where YAML says 0.9. So ``<<`` is written at most once in a mapping, and the mappings it merges give
+    each key once between them, none overriding a key it merges itself (merged again, such a mapping lost its own
+    key to the merged one where the key is one letter); a key of the mapping itself still overrides a merged one.
 
     Built on first use, so ``import oloproof_nb`` does not import yaml.
     """
     import yaml
 
+    merge_tag = "tag:yaml.org,2002:merge"
+
     class UniqueKeyLoader(yaml.SafeLoader):
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
-                    continue  # `<<: *anchor` merges are resolved (and may be overridden) by SafeLoader
-                key = self.construct_object(key_node, deep=deep)
+            self._keys_of(node)
+            return super().construct_mapping(node, deep=deep)
+
+        def _keys_of(self, node: yaml.MappingNode) -> set[Any]:
+            """The keys ``node`` gives, its own and those it merges, checked as the class says; each node once, and
+            before PyYAML flattens it (a mapping flattened holds its merged keys beside its own)."""
+            return self._keys_and_overrides(node)[0]
+
+        def _keys_and_overrides(self, node: yaml.MappingNode) -> tuple[set[Any], set[Any]]:
+            """:meth:`_keys_of` of ``node``, and those of its own keys that override a key it merges."""
+            known: dict[int, tuple[set[Any], set[Any]]] = self.__dict__.setdefault("_known_keys", {})
+            if id(node) in known:
+                return known[id(node)]
+            own: set[Any] = set()
+            merged: set[Any] = set()
+            merges = 0
+            for key_node, value_node in node.value:
+                if key_node.tag == merge_tag:
+                    merges += 1
+                    if merges > 1:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"key {quote('<<')} is written twice; merge several mappings with one: "
+                            "<<: [*a, *b]", key_node.start_mark)
+                    merged = self._merged_keys(value_node)
+                    continue
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = self.construct_object(key_node)
                 if isinstance(key, (str, int, float, bool)) or key is None:
-                    if key in seen:
+                    if key in own:
                         raise yaml.constructor.ConstructorError(
                             None, None, f"key {quote(key)} is written twice; keep one", key_node.start_mark)
-                    seen.add(key)
-            return super().construct_mapping(node, deep=deep)
+                    own.add(key)
+            known[id(node)] = found = (own | merged, own & merged)
+            return found
+
+        def _merged_keys(self, value: yaml.Node) -> set[Any]:
+            """The keys of the mappings ``<<`` merges (one, or a list of them), refusing a key two of them give."""
+            parts = value.value if isinstance(value, yaml.SequenceNode) else [value]
+            seen: set[Any] = set()
+            for part in parts:
+                if not isinstance(part, yaml.MappingNode):
+                    continue  # PyYAML says what a merge takes
+                keys, overrides = self._keys_and_overrides(part)
+                if overrides:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {quote(min(overrides, key=str))} of a mapping merged with << overrides a key "
+                        "that mapping merges itself, which PyYAML may not keep; write the mapping merged out",
+                        part.start_mark)
+                twice = keys & seen
+                if twice:
+                    key = min(twice, key=str)
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {quote(key)} is given by two of the mappings merged with <<; keep one "
+                        "(PyYAML and YAML take different ones)", part.start_mark)
+                seen |= keys
+            return seen
 
         def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
             value: int = super().construct_yaml_int(node)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -16,7 +18,7 @@ from ..errors import ConfigError, format_loc, quote, quote_value
 from .files import a_number, config_error, plain_number, read_yaml, refuse_internal_keys, text_number, yaml_number
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "revalidated",
-           "check_reductions", "flat_settings", "setting_change", "relaxed_settings"]
+           "check_reductions", "flat_settings", "setting_change", "relaxed_settings", "criterion_hint"]
 
 
 class BootstrapConfig(BaseModel):
@@ -181,6 +183,30 @@ class ReleaseConfig(BaseModel):
                 raise ValueError(f"threshold of {quote(name)} must be between 0 and 1, got {threshold!r}")
         # + 0.0 turns -0.0 (within the bounds) into 0.0: every table and export showed the threshold as -0.0
         return {name: threshold + 0.0 for name, threshold in value.items()}
+
+
+def criterion_hint(name: str, known: Iterable[str]) -> str:
+    """What a criterion ``name`` of release.yaml that is none of ``known`` was meant to be, in words for its error
+    (`` (did you mean answer_matches?)``), or ``""``.
+
+    The same letters in another Unicode form (``café`` composed in release.yaml, decomposed in oloproof.yaml) are
+    named with their code points: "no such criterion in the suite; its criteria: café" named no difference.
+
+    Examples
+    --------
+    >>> import unicodedata
+    >>> criterion_hint("Answer_matches", ["answer_matches"]), criterion_hint("x", ["answer_matches"])
+    (' (did you mean answer_matches?)', '')
+    >>> "another Unicode form" in criterion_hint(unicodedata.normalize("NFD", "café"), ["café"])
+    True
+    """
+    known = list(known)
+    twins = [k for k in known if unicodedata.normalize("NFC", k) == unicodedata.normalize("NFC", name)]
+    if twins:
+        return (f" (the criterion {ascii(twins[0])} is the same letters as {ascii(name)} in another Unicode form; "
+                "criteria are compared as written: write the name as oloproof.yaml does)")
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {near[0]}?)" if near else ""
 
 
 def parse_release(raw: dict[str, Any], file: str | Path = "release.yaml") -> ReleaseConfig:

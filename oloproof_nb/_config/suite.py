@@ -48,7 +48,7 @@ from .imports import (
     suite_imports,
 )
 from .labels import read_labels
-from .release import ReleaseConfig, load_release, parse_release
+from .release import ReleaseConfig, criterion_hint, load_release, parse_release
 from .removals import RemovalScan
 from .suite_config import SUITE_FILE, SuiteConfig, Transform, criteria_named, parse_suite_config, slices_once
 from .vacuity import VacuityScan, blank_rewrites, thin_validity
@@ -895,7 +895,8 @@ def _check_release_criteria(release: ReleaseConfig, config: SuiteConfig, file: P
     for name in release.criteria:
         if name not in known:
             raise ConfigError(file, format_loc(("criteria", name)),
-                              f"no such criterion in the suite; its criteria: {', '.join(known) or '(none)'}")
+                              f"no such criterion in the suite{criterion_hint(name, known)}; its criteria: "
+                              f"{', '.join(known) or '(none)'}")
 
 
 def release_from_manifest(data: dict[str, Any] | None) -> ReleaseConfig | None:

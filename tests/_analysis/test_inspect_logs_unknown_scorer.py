@@ -223,7 +223,8 @@ def test_a_release_naming_another_unknown_criterion_of_an_inspect_run_with_score
     code = main(["gate", str(logs / "noted"), "--release", str(release)])
     err = capsys.readouterr().err
     assert code == 2
-    assert "criteria.graded_typo: no such criterion in the run; its criteria: graded, self_check" in err, err
+    assert ("criteria.graded_typo: no such criterion in the run (did you mean graded?); its criteria: graded, "
+            "self_check") in err, err
 
 if __name__ == "__main__":  # pragma: no cover - the logs, in a child process of the fixture
     _write(Path(sys.argv[1]))

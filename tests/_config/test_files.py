@@ -206,6 +206,34 @@ def test_ordinary_aliases_and_merge_keys_still_load(tmp_path: Path) -> None:
     assert data["evaluators"][1] == {"type": "state_unchanged", "paths": ["orders.x"], "criterion": "other"}
 
 
+def test_a_merge_key_overridden_by_the_mapping_s_own_key_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "release.yaml"
+    path.write_text("criteria:\n  <<: [{answer_matches: 0.9}, {state_matches: 0.8}]\n  answer_matches: 0.95\n",
+                    encoding="utf-8")
+    assert load_release(path).criteria == {"answer_matches": 0.95, "state_matches": 0.8}
+
+
+@pytest.mark.parametrize(("text", "line", "said"), [
+    # YAML gives the earlier mapping's 0.9; PyYAML 6.0.4 gave 0.1, and the gate passed a rate of 0.625 on it
+    ("criteria:\n  <<: [{answer_matches: 0.9}, {answer_matches: 0.1}]\n", 2,
+     "key 'answer_matches' is given by two of the mappings merged with <<; keep one"),
+    ("criteria:\n  <<: {answer_matches: 0.9}\n  <<: {answer_matches: 0.1}\n", 3,
+     "key '<<' is written twice; merge several mappings with one: <<: [*a, *b]"),
+    ("criteria:\n  <<: {answer_matches: 0.9, answer_matches: 0.1}\n", 2,
+     "key 'answer_matches' is written twice; keep one"),
+    # merged elsewhere, a mapping that overrides its own merged key lost that key where it is one letter
+    ("confidence: 0.95\ncriteria:\n  <<: {<<: {a: 0.1}, a: 0.9}\n", 3,
+     "key 'a' of a mapping merged with << overrides a key that mapping merges itself"),
+])
+def test_a_merge_pyyaml_reads_otherwise_than_yaml_is_refused(tmp_path: Path, text: str, line: int,
+                                                              said: str) -> None:
+    path = tmp_path / "release.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_release(path)
+    assert str(info.value).startswith(f"{path}: not valid YAML at line {line}: {said}")
+
+
 @pytest.mark.parametrize("text", ["a: &a [*a]\n", "a: &a {k: *a}\n", "a: &a [1, [2, [3, *a]]]\n"])
 def test_a_recursive_alias_is_refused(tmp_path: Path, text: str) -> None:
     path = tmp_path / "release.yaml"

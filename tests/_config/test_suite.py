@@ -392,6 +392,21 @@ def test_public_names() -> None:
     assert op.load_suite is load_suite and op.Suite is not None
 
 
+def test_a_release_criterion_in_another_unicode_form_is_named_by_its_code_points(make_suite) -> None:
+    """"café" decomposed in oloproof.yaml and composed in release.yaml: the error named one name twice, the same on
+    screen ("criteria.café: no such criterion in the suite; its criteria: café")."""
+    decomposed, composed = "cafe\u0301_ok", "caf\u00e9_ok"
+    folder = make_suite(CASES, evaluators=[{"type": "answer_matches", "criterion": decomposed}],
+                        release={"criteria": {composed: 0.9}})
+    err = _error(folder)
+    assert err.file == str(folder / "release.yaml")
+    assert (f"no such criterion in the suite (the criterion 'cafe\\u0301_ok' is the same letters as 'caf\\xe9_ok' "
+            "in another Unicode form; criteria are compared as written: write the name as oloproof.yaml does); its "
+            f"criteria: {decomposed}") in str(err), str(err)
+    (folder / "release.yaml").write_text("criteria: {cafe_ok: 0.9}\n", encoding="utf-8")  # the accent left out
+    assert f"no such criterion in the suite (did you mean {decomposed}?)" in str(_error(folder))
+
+
 def test_a_key_written_twice_is_an_error(make_suite) -> None:
     folder = make_suite(CASES, release={"criteria": {"answer_matches": 0.9}})
     (folder / "release.yaml").write_text("criteria:\n  answer_matches: 0.9\n  answer_matches: 0.5\n", encoding="utf-8")
