@@ -25,6 +25,7 @@ from .observe import Validator, collect_evidence, locator_path
 from .replay_cache import ReplayCache
 from .replays import make_replay
 from .sandbox import failure_reason
+from .systems import ReplayPrints
 from .timeouts import CaseTimeout, call_with_timeout
 
 __all__ = ["RunSettings", "LiveCase", "ShownArtifacts"]
@@ -128,6 +129,9 @@ class RunSettings:
     #: The fingerprint of the system's code and settings (``systems.replay_fingerprint``; part of every replay's
     #: cache key; None: never cached).
     code_fingerprint: str | None = None
+    #: What keys each instance's replays, read as it was built (``systems.ReplayPrints``): a factory's instances may
+    #: be built with other settings than the first one's. None: :attr:`code_fingerprint` keys every instance's.
+    replay_prints: ReplayPrints | None = None
     #: The artifact versions observed so far (an artifact an earlier case left is ``stale``).
     shown: ShownArtifacts = field(default_factory=ShownArtifacts, compare=False)
     #: Called with ``(case id, epoch, False)`` as each case run starts on a system of this process, and with
@@ -245,13 +249,15 @@ class LiveCase:
         if renewing and self.not_renewed is not None:
             return Replay(error=self.not_renewed)
         s = self.settings
+        prints = s.replay_prints
         try:
             replay = make_replay(self.system, case, recorded, checkpoint, change, record=record, reproduce=reproduce,
                                  run_id=s.run_id, system_version=s.system_version,
-                                 code_fingerprint=s.code_fingerprint, timeout_s=s.timeout_s, cache=s.cache,
-                                 append=s.append_replay,
+                                 code_fingerprint=s.code_fingerprint if prints is None else prints.of(self.system),
+                                 timeout_s=s.timeout_s, cache=s.cache, append=s.append_replay,
                                  from_cache=change is None or checkpoint not in self.live_controls,
-                                 live_on=self._renewed if renewing else None)
+                                 live_on=self._renewed if renewing else None,
+                                 fingerprint_of=None if prints is None else prints.of)
         except OloproofError:
             if not renewing or self.not_renewed is None:
                 raise

@@ -65,6 +65,7 @@ from .sandbox import epoch_given
 from .streams import shield_standard_streams
 from .systems import (
     KnownCode,
+    ReplayPrints,
     as_factory,
     build,
     build_checked,
@@ -188,6 +189,8 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         version, fingerprint = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s,
                                            known=known)
         replay_print = replay_fingerprint(system, target, fingerprint)  # how it was set up keys the cache too
+        prints = ReplayPrints(target, fingerprint)  # and each instance built later is keyed by its own
+        prints.note(system)
     except OloproofError as exc:
         conn.send(("failed", str(exc)))
         return
@@ -201,8 +204,8 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
 
     def renew() -> Any:  # a replay raised on system: the case's later replays run on a fresh instance, checked
         nonlocal system
-        fresh = build_checked(factory, target, (version, fingerprint), root=root, spec=config.system,
-                              timeout_s=timeout_s, known=known)
+        fresh = prints.note(build_checked(factory, target, (version, fingerprint), root=root, spec=config.system,
+                                          timeout_s=timeout_s, known=known))
         replaced.append(system)
         system = fresh
         return fresh
@@ -221,7 +224,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
         replays: list[ReplayRecord] = []
         settings = RunSettings.of(config, run_id=run_id, system_version=version, suite_root=root,
                                   validators=code.validators, checks=code.checks, append_replay=replays.append,
-                                  cache=cache, code_fingerprint=replay_print, shown=shown)
+                                  cache=cache, code_fingerprint=replay_print, replay_prints=prints, shown=shown)
         try:
             outcome = execute_case(case, index, system, settings, renew=renew)
         except BaseException:  # noqa: BLE001 - oloproof's own error: reported to the run's process
@@ -242,6 +245,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, spec: _Spec) -> No
                 # checked by the run's process as the first was: its fingerprint() too, not the first one's again
                 identity = identity_of(system, target, root=root, spec=config.system, timeout_s=timeout_s,
                                        known=known)
+                prints.note(system)
             except OloproofError as exc:
                 conn.send(("failed", str(exc)))
                 return

@@ -33,7 +33,7 @@ from .finish import how_to_finish
 from .observe import OBSERVES, UNOBSERVED, promised_artifacts, shared_files
 from .replay_cache import REPLAY_CACHE_DIR, ReplayCache
 from .store import RunStore
-from .systems import Held, KnownCode, OtherSystem, as_factory, build_checked, release, replay_fingerprint
+from .systems import Held, KnownCode, OtherSystem, ReplayPrints, as_factory, build_checked, release
 
 __all__ = ["run_on_executor"]
 
@@ -167,11 +167,12 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     target = suite.system_target if wanted in held.checked else suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
+    prints = ReplayPrints(target, fingerprint)  # each instance's replays keyed by its own settings
 
     def checked() -> Any:  # every instance a batch runs on: the run's version and code fingerprint
         try:
-            built = build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
-                                  timeout_s=timeout_s, known=known)
+            built = prints.note(build_checked(factory, target, wanted, root=suite.root, spec=suite.config.system,
+                                              timeout_s=timeout_s, known=known))
         except OtherSystem as exc:
             raise OloproofError(f"{suite_root}: the system on worker {socket.gethostname()} {exc}; restart the "
                                 "workers after changing the system's code") from None
@@ -209,7 +210,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
         settings = RunSettings.of(suite.config, run_id=run_id, system_version=version, suite_root=suite.root,
                                   validators=suite.validators, checks=suite.checks, append_replay=replays.append,
                                   cache=ReplayCache(suite.root / REPLAY_CACHE_DIR) if cache else None,
-                                  code_fingerprint=replay_fingerprint(system, target, fingerprint),
+                                  code_fingerprint=prints.of(system), replay_prints=prints,
                                   shown=_shown_on_this_worker(suite_root))
         settings.shown.seed(seen or [])  # the versions other workers' cases of these artifacts were shown
         for index, case in batch:

@@ -7,8 +7,9 @@
 A cached replay holds what the replay produced (its trajectory and the state it
 left), so a second run of an unchanged suite and system makes no new replays.
 The key (:func:`replay_key`) covers the system's ``version`` **and the
-fingerprint of its code** (and of the settings it was built with), the case, the checkpoint, the change, **the
-recorded steps up to the checkpoint** and **oloproof_nb's own version** — so neither an edited system that kept
+fingerprint of its code** (and of the settings the instance that made it was built with), the case, the checkpoint,
+the change, **the recorded steps up to the checkpoint**, the run's ``case_timeout_s`` and **oloproof_nb's own
+version** — so neither an edited system that kept
 its ``version``, nor a recording that took another path before the checkpoint
 (an LLM answered differently), nor another release of oloproof_nb (which may inject faults, reset or snapshot
 otherwise) can reuse another replay. A system without a
@@ -88,9 +89,9 @@ def recording_digest(steps: list[dict[str, Any]], checkpoint: int) -> str:
 
 
 def replay_key(system_version: str, code_fingerprint: str, case_digest: str, checkpoint: int,
-               change: dict[str, Any] | None, recording: str) -> str:
-    """The cache key of one replay: SHA-256 of the canonical JSON of its six parts, oloproof_nb's version and
-    :data:`CACHE_SCHEMA`.
+               change: dict[str, Any] | None, recording: str, *, timeout_s: float | None = None) -> str:
+    """The cache key of one replay: SHA-256 of the canonical JSON of its six parts, the run's ``case_timeout_s``,
+    oloproof_nb's version and :data:`CACHE_SCHEMA`.
 
     Parameters
     ----------
@@ -107,6 +108,9 @@ def replay_key(system_version: str, code_fingerprint: str, case_digest: str, che
         ``{"result": ...}`` of the :class:`~oloproof_nb.Change`, or None for the control replay.
     recording : str
         :func:`recording_digest` of the recorded steps up to the checkpoint.
+    timeout_s : float or None
+        The run's ``case_timeout_s`` (None: no limit): a replay that took 3 s under a limit of 60 s, served to a
+        run whose limit is 1 s, passed where it runs out of time live.
 
     Returns
     -------
@@ -116,9 +120,9 @@ def replay_key(system_version: str, code_fingerprint: str, case_digest: str, che
     Notes
     -----
     key = sha256(canonical_json({"schema", "oloproof_nb", "system_version", "code_fingerprint", "case_digest",
-    "checkpoint", "change", "recording"})), where ``oloproof_nb`` is the package's ``__version__`` at the call:
-    a new release never reuses the replays an older one made (it may make them otherwise), with no
-    :data:`CACHE_SCHEMA` bump to remember.
+    "checkpoint", "change", "recording", "case_timeout_s"})), where ``oloproof_nb`` is the package's
+    ``__version__`` at the call: a new release never reuses the replays an older one made (it may make them
+    otherwise), with no :data:`CACHE_SCHEMA` bump to remember.
 
     Examples
     --------
@@ -132,7 +136,8 @@ def replay_key(system_version: str, code_fingerprint: str, case_digest: str, che
     """
     return digest({"schema": CACHE_SCHEMA, "oloproof_nb": _version.__version__,
                    "system_version": system_version, "code_fingerprint": code_fingerprint,
-                   "case_digest": case_digest, "checkpoint": checkpoint, "change": change, "recording": recording})
+                   "case_digest": case_digest, "checkpoint": checkpoint, "change": change, "recording": recording,
+                   "case_timeout_s": timeout_s})
 
 
 class ReplayCache:

@@ -65,7 +65,8 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
                 record: Mapping[str, Any], reproduce: Reproduce | None,
                 run_id: str, system_version: str | None, code_fingerprint: str | None, timeout_s: float | None,
                 cache: ReplayCache | None, append: Callable[[ReplayRecord], None], from_cache: bool = True,
-                live_on: Callable[[], Any] | None = None) -> Replay:
+                live_on: Callable[[], Any] | None = None,
+                fingerprint_of: Callable[[Any], str | None] | None = None) -> Replay:
     """One replay (cached or live), appended to ``replays.jsonl`` through ``append``.
 
     A live replay that exceeds the timeout is recorded and re-raised
@@ -75,7 +76,9 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
     The cache is used only with both a ``system_version`` and a ``code_fingerprint``. ``from_cache`` False: the
     replay runs live whatever the cache holds, and is stored (a faulted replay after a control that did not come
     from the cache: :class:`~oloproof_nb._run.context.LiveCase`). ``live_on``: builds the instance a live replay
-    runs on in place of ``system``, called only when the cache gives none (what it raises propagates).
+    runs on in place of ``system``, called only when the cache gives none (what it raises propagates);
+    ``fingerprint_of`` then gives what keys the replay stored from it (that instance's own settings, not
+    ``system``'s: ``code_fingerprint`` keys the look-up alone).
     """
     change_json = None if change is None else change.model_dump(mode="json")
     usable = cache if (cache is not None and system_version and code_fingerprint) else None
@@ -85,8 +88,12 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
         recording = recording_digest(steps, checkpoint)
         if case.epoch != 1:  # each epoch replays on its own: a stochastic agent's recovery is sampled k times
             recording = digest({"recording": recording, "epoch": case.epoch})
-        key = replay_key(system_version or "", code_fingerprint or "", case.digest, checkpoint, change_json,
-                         recording)
+
+        def key_of(fingerprint: str) -> str:
+            return replay_key(system_version or "", fingerprint, case.digest, checkpoint, change_json, recording,
+                              timeout_s=timeout_s)
+
+        key = key_of(code_fingerprint or "")
     result, env = (Replay(), None) if usable is None or not from_cache else _from_cache(usable, key, case, run_id,
                                                                                           system_version, reproduce)
     trace: str | None = None
@@ -107,6 +114,9 @@ def make_replay(system: Any, case: Case, recorded: Trajectory, checkpoint: int, 
     if not result.cached:
         if live_on is not None:
             system = live_on()
+            if fingerprint_of is not None and usable is not None:  # stored under the fresh instance's own key
+                code_fingerprint = fingerprint_of(system)
+                usable, key = (usable, key_of(code_fingerprint)) if code_fingerprint else (None, "")
         try:
             out = replay_case(system, case, recorded, checkpoint, change, run_id=run_id,
                               system_version=system_version, timeout_s=timeout_s)

@@ -60,6 +60,7 @@ from .systems import (
     Held,
     KnownCode,
     OtherSystem,
+    ReplayPrints,
     as_factory,
     build,
     build_checked,
@@ -137,6 +138,7 @@ def run_suite(suite: Suite, system: Any = None, workers: int = 1, executor: Exec
                                   suite_root=suite.root, validators={} if pool is not None else suite.validators,
                                   checks={} if pool is not None else suite.checks,
                                   append_replay=store.append_replay, cache=replay_cache, code_fingerprint=replay_print,
+                                  replay_prints=None if systems is None or executor is not None else systems.prints,
                                   note_case=store.note_case if pool is None and executor is None else _unnoted)
         # (a process-isolated run notes each case run as it sends it to a worker: ProcessWorkers.bind above)
         if done and any(ev.type == "outcome_contract" for ev in suite.config.evaluators):
@@ -414,6 +416,8 @@ class _Systems:
     left: list[Any] = field(default_factory=list)
     #: The instances the run holds: one the factory gives again is refused (a module-level instance).
     held: Held = field(default_factory=Held)
+    #: What keys each instance's replays, read as it was built (None: :attr:`replay_fingerprint` keys them all).
+    prints: ReplayPrints | None = None
 
 
 def _release_left(systems: _Systems | None, timeout_s: float | None) -> None:
@@ -463,15 +467,19 @@ def _thread_systems(suite: Suite, system: Any, workers: int, executor: Executor 
     version, fingerprint, replay = read(held[0]) if system is not None and not fresh else \
         read_or_release(held, timeout_s, read)
     first = held.pop()
+    prints = ReplayPrints(target, fingerprint)  # each instance's replays keyed by its own settings, as built
+    named(lambda: prints.note(first))
 
     holding = Held()  # a factory that gives an instance the run holds (a module-level one) is refused
     named(lambda: holding.add(first))  # and one a call abandoned in an earlier run of this process still runs on
 
     def rebuild() -> Any:  # a worker's instance, or one replacing an instance a case left stale: checked
-        return named(lambda: holding.add(build_checked(factory, target, (version, fingerprint), root=suite.root,
-                                                    spec=spec, timeout_s=timeout_s, known=known)))
+        return named(lambda: holding.add(prints.note(build_checked(factory, target, (version, fingerprint),
+                                                                   root=suite.root, spec=spec, timeout_s=timeout_s,
+                                                                   known=known))))
 
-    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first), held=holding)
+    return _Systems(first, rebuild if fresh else None, version, fingerprint, replay, epoch_given(first), held=holding,
+                    prints=prints)
 
 
 def with_epochs(cases: Iterable[Case], epochs: int) -> Iterator[Case]:

@@ -266,7 +266,9 @@ def test_a_cache_entry_that_is_not_a_file_is_a_miss_never_a_hang(tmp_path: Path,
     first = op.run(root, out=tmp_path / "first", progress=False)
     files = _cache_files(root)
     assert len(files) == 4 and _rows(first) == [("pass", False)] * 2
-    hostile, kept = files[0], files[1:]
+    # a faulted replay's entry (a control's that misses replays its faulted one live too), whatever the keys' order
+    hostile = next(f for f in files if json.loads(f.read_text(encoding="utf-8"))["entry"]["change"] is not None)
+    kept = [f for f in files if f != hostile]
     make_special(hostile, kind)
     second = bounded(lambda: op.run(root, out=tmp_path / "second", progress=False), HANG_LIMIT_S,
                      unblock=[hostile])
@@ -600,20 +602,22 @@ def test_a_cache_entry_is_made_like_any_file_of_the_user_so_a_teammate_can_read_
 # --------------------------------------------------------------------------- edges no other test pins
 
 
-def test_the_replay_key_is_the_sha256_of_the_canonical_json_of_its_eight_parts() -> None:
+def test_the_replay_key_is_the_sha256_of_the_canonical_json_of_its_nine_parts() -> None:
     """The formula of the module's docstring, computed here with hashlib and json: so each part counts (the same
     recording at another checkpoint, of another case, or under another change is another replay; oloproof_nb's
-    own version is the eighth part)."""
+    own version is the eighth part, the run's ``case_timeout_s`` the ninth)."""
     parts = {"schema": "oloproof_replay_cache/v2", "oloproof_nb": op.__version__, "system_version": "v1",
              "code_fingerprint": "f" * 64,
-             "case_digest": "d" * 64, "checkpoint": 2, "change": {"result": {"ok": False}}, "recording": "r" * 64}
+             "case_digest": "d" * 64, "checkpoint": 2, "change": {"result": {"ok": False}}, "recording": "r" * 64,
+             "case_timeout_s": None}
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     key = replay_key("v1", "f" * 64, "d" * 64, 2, {"result": {"ok": False}}, "r" * 64)
     assert key == hashlib.sha256(text.encode("utf-8")).hexdigest()
     others = {replay_key("v1", "f" * 64, "d" * 64, 3, {"result": {"ok": False}}, "r" * 64),
               replay_key("v1", "f" * 64, "e" * 64, 2, {"result": {"ok": False}}, "r" * 64),
-              replay_key("v1", "f" * 64, "d" * 64, 2, None, "r" * 64)}
-    assert len(others) == 3 and key not in others
+              replay_key("v1", "f" * 64, "d" * 64, 2, None, "r" * 64),
+              replay_key("v1", "f" * 64, "d" * 64, 2, {"result": {"ok": False}}, "r" * 64, timeout_s=60.0)}
+    assert len(others) == 4 and key not in others
 
 
 def test_only_an_entry_of_its_own_key_and_schema_holding_a_trajectory_is_used(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def test_the_key_holds_the_package_version_read_when_the_key_is_made(monkeypatch
     now = replay_key(*KEY_ARGS)
     parts = {"schema": CACHE_SCHEMA, "oloproof_nb": op.__version__, "system_version": "v1",
              "code_fingerprint": "f" * 64, "case_digest": "d" * 64, "checkpoint": 2,
-             "change": {"result": {"ok": False}}, "recording": "r" * 64}
+             "change": {"result": {"ok": False}}, "recording": "r" * 64, "case_timeout_s": None}
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert now == hashlib.sha256(text.encode("utf-8")).hexdigest()
     monkeypatch.setattr(_version, "__version__", "99.0.0")

@@ -8,7 +8,7 @@ reached without a suite; the line appended is what ``replays.jsonl`` would hold.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -211,3 +211,19 @@ def test_a_control_that_differs_at_a_kept_path_under_an_ignore_pattern_is_never_
     assert len(_entries(cache)) == 1
     system = Scripted(RECORDED, state=recorded)
     assert (replay(system, cache).cached, system.calls) == (False, 1)
+
+
+def test_a_replay_run_live_on_a_renewed_instance_is_stored_under_that_instances_own_key(tmp_path: Path) -> None:
+    """After a replay of the case raised, the next runs on a fresh instance (``live_on``): its entry is keyed by
+    what ``fingerprint_of`` gives for that instance (it was stored under the key of the instance that raised)."""
+    cache, lines = ReplayCache(tmp_path / "replays"), cast(list[dict[str, Any]], [])
+    fresh = Scripted(RECORDED)
+    make_replay(Scripted(RuntimeError("never called")), _case(), RECORDED, 1, None,
+                record={"criterion": "recovers", "tool": "pay", "fault": "error"},
+                reproduce=(RECORDED, STATE, (), (), {}), run_id="r1", system_version="v1",
+                code_fingerprint="a" * 64, timeout_s=None, cache=cache,
+                append=lines.append,  # type: ignore[arg-type]  # a record is a dict
+                live_on=lambda: fresh, fingerprint_of=lambda instance: "b" * 64 if instance is fresh else "a" * 64)
+    assert fresh.calls == 1
+    assert _replay(Scripted(RECORDED), cache, lines, fingerprint="b" * 64).cached  # the fresh instance's key
+    assert not _replay(Scripted(RECORDED), cache, lines, fingerprint="a" * 64).cached

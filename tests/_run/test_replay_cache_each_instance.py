@@ -1,0 +1,123 @@
+"""Each system instance's replays are keyed by the settings it was built with, not by the run's first instance's.
+
+A factory may build instances with other settings (a setting read at each build): the replays a careful instance
+made were stored under the careless first instance's key, and a later run of careless instances took them from the
+cache and passed. A folder ``tempfile.mkdtemp`` made for each instance is no setting: keyed by its random name, no
+replay of such a system ever came from the cache.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import oloproof_nb as op
+from oloproof_nb._run.systems import ReplayPrints, replay_fingerprint
+from oloproof_nb.examples import init_example
+
+CRITERION = "recovers_from_error_at_issue_refund"
+BROKEN = '''        rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
+        # defect 2: the refund's result is never checked
+        rec.say(f"Order {order_id} has been refunded.")
+        return "refunded"
+'''
+CAREFUL = '''        result = rec.tool("issue_refund", self.sandbox.issue_refund, order_id=order_id)
+        if self.careful and not result.get("ok"):
+            rec.tool("escalate_to_human", self.sandbox.escalate_to_human, order_id=order_id,
+                     reason="the refund failed")
+            rec.say("The refund failed; a colleague will take it from here.")
+            return "escalated"
+        rec.say(f"Order {order_id} has been refunded.")
+        return "refunded"
+'''
+INIT = "    def __init__(self) -> None:\n"
+
+
+def _fault_rows(run: op.Run) -> list[tuple[str, bool]]:
+    df = run.replays
+    return sorted((r.verdict, bool(r.cached)) for r in df[df["criterion"] == CRITERION].itertuples())
+
+
+def _desk(tmp_path: Path, init: str, factory: str = "") -> Path:
+    """The bundled refund desk, its ``__init__`` replaced by ``init``, with ``factory`` appended (its suite's
+    system when given)."""
+    folder = init_example("stateful-agent", tmp_path / "desk")
+    source = folder / "refund_desk.py"
+    text = source.read_text(encoding="utf-8").replace(BROKEN, CAREFUL).replace(INIT, init)
+    source.write_text(text + factory, encoding="utf-8")
+    if factory:
+        suite_file = folder / "oloproof.yaml"
+        suite_file.write_text(suite_file.read_text(encoding="utf-8").replace("refund_desk:RefundDesk",
+                                                                             "refund_desk:make"), encoding="utf-8")
+    return folder
+
+
+def test_a_careful_instance_never_stores_its_replays_under_the_careless_first_ones_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make()`` builds every second instance careful while ``DESK_ALTERNATE`` is set: with two workers the first
+    (careless) instance's key held the careful one's passing replays, and a run of careless instances only took
+    them from the cache (17 of 38 passed, cached; 0 of 38 live)."""
+    folder = _desk(tmp_path, "    def __init__(self, careful: bool = False) -> None:\n        self.careful = careful\n",
+                   "\n\n_BUILT = []\n\n\ndef make():\n    import os\n\n    _BUILT.append(None)\n"
+                   "    return RefundDesk(careful='DESK_ALTERNATE' in os.environ and len(_BUILT) % 2 == 0)\n")
+    monkeypatch.setenv("DESK_ALTERNATE", "1")
+    mixed = op.run(op.load_suite(folder), workers=2, out=tmp_path / "mixed", progress=False)
+    assert {cached for _, cached in _fault_rows(mixed)} == {False}
+    monkeypatch.delenv("DESK_ALTERNATE")
+    careless = op.run(op.load_suite(folder), out=tmp_path / "careless", progress=False)
+    assert [verdict for verdict, _ in _fault_rows(careless)] == ["fail"] * 38  # was 17 ("pass", True)
+    assert op.gate(careless).table.set_index("criterion").loc[CRITERION, "passed"] == 0
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_database_folder_made_by_mkdtemp_for_each_instance_still_gets_its_replays_from_the_cache(
+        tmp_path: Path, isolation: str) -> None:
+    """``self.db_path = db_path or tempfile.mkdtemp()``: each of two workers' instances has a folder of its own;
+    the second run takes every fault replay from the cache (it replayed all 38 live)."""
+    folder = _desk(tmp_path, "    def __init__(self, db_path: str | None = None) -> None:\n"
+                             "        import tempfile\n\n        self.careful = True\n"
+                             "        self.db_path = db_path or tempfile.mkdtemp(prefix='desk-')\n")
+    first = op.run(op.load_suite(folder), workers=2, isolation=isolation, out=tmp_path / "first", progress=False)
+    assert _fault_rows(first) == [("pass", False)] * 38
+    again = op.run(op.load_suite(folder), workers=2, isolation=isolation, out=tmp_path / "again", progress=False)
+    assert _fault_rows(again) == [("pass", True)] * 38  # was [("pass", False)] * 38
+
+
+class _Desk:
+    def __init__(self, path: str | None = None, careful: bool = True) -> None:
+        self.path, self.careful = path, careful
+
+
+def test_a_path_in_a_fresh_temporary_folder_keys_by_the_folders_prefix_and_the_rest_of_the_path(
+        tmp_path: Path) -> None:
+    """Two ``mkdtemp`` folders share a key; a setting still counts beside them, and a path in a folder that
+    ``mkdtemp`` did not make (another mode, no random letters) keys by the whole path."""
+    made = [tempfile.mkdtemp(prefix="desk-") for _ in range(2)]
+    try:
+        keys = [replay_fingerprint(_Desk(os.path.join(m, "db.sqlite")), _Desk, "f" * 64) for m in made]
+        assert keys[0] == keys[1]
+        assert replay_fingerprint(_Desk(Path(made[0])), _Desk, "f" * 64) == \
+            replay_fingerprint(_Desk(Path(made[1])), _Desk, "f" * 64)
+        assert replay_fingerprint(_Desk(made[0], careful=False), _Desk, "f" * 64) != \
+            replay_fingerprint(_Desk(made[1]), _Desk, "f" * 64)
+        assert replay_fingerprint(_Desk(os.path.join(made[0], "a.db")), _Desk, "f" * 64) != keys[0]
+        os.chmod(made[1], 0o755)  # not as mkdtemp leaves it: a folder of the user's
+        assert replay_fingerprint(_Desk(os.path.join(made[1], "db.sqlite")), _Desk, "f" * 64) != keys[0]
+    finally:
+        for m in made:
+            os.rmdir(m)
+    gone = [replay_fingerprint(_Desk(os.path.join(m, "db.sqlite")), _Desk, "f" * 64) for m in made]
+    assert gone[0] != gone[1]  # no such folder (any more): the path as it is
+
+
+def test_replay_prints_key_each_instance_by_its_own_settings_as_built() -> None:
+    prints = ReplayPrints(_Desk, "f" * 64)
+    careful, careless = prints.note(_Desk(careful=True)), prints.note(_Desk(careful=False))
+    assert prints.of(careful) == replay_fingerprint(_Desk(careful=True), _Desk, "f" * 64)
+    assert prints.of(careless) == replay_fingerprint(_Desk(careful=False), _Desk, "f" * 64) != prints.of(careful)
+    careless.careful = True  # changed after it was built: keyed as built
+    assert prints.of(careless) == replay_fingerprint(_Desk(careful=False), _Desk, "f" * 64)
+    assert prints.of(_Desk(careful=False)) == prints.of(careless)  # one never noted: read when asked
