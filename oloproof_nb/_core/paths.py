@@ -382,9 +382,9 @@ def values_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
             # at the boundary (past it by the rounding of floats at most), measured as written: 39.9 and 40.0 are
             # 0.1 apart, as tolerance 0.1 says, while their floats are 0.10000000000000142 apart
             slack = 1e-15 * (abs(expected) + abs(actual) + tolerance)  # more than the floats and their difference round
-            return (math.isfinite(distance) and distance <= tolerance + slack
-                    and abs(_as_written(expected) - _as_written(actual)) <= _as_written(tolerance))
-        return expected == actual
+            return bool(math.isfinite(distance) and distance <= tolerance + slack  # a NumPy float's <: numpy.bool
+                        and abs(_as_written(expected) - _as_written(actual)) <= _as_written(tolerance))
+        return bool(expected == actual)  # numpy.float64 is a float, and its == gives numpy.True_
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         return expected.keys() == actual.keys() and all(
             values_equal(expected[k], actual[k], tolerance) for k in expected

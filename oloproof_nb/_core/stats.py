@@ -99,10 +99,16 @@ def _ids(clusters: ArrayLike, n: int | None = None) -> np.ndarray:
         raise ValueError("clusters contains NaN; every row needs a cluster id")
     if arr.dtype.kind == "O" and any(map(_missing_id, arr)):
         raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
-    # a sequence of strings and a float NaN becomes the string "nan" in NumPy: look at the items given
-    if arr.dtype.kind in "US" and not isinstance(clusters, np.ndarray) and any(
-            map(_missing_id, np.asarray(clusters, dtype=object))):
-        raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
+    if arr.dtype.kind in "US" and not isinstance(clusters, np.ndarray):
+        given = np.asarray(clusters, dtype=object)  # the items given: NumPy made text of every one
+        # a sequence of strings and a float NaN becomes the string "nan" in NumPy
+        if any(map(_missing_id, given)):
+            raise ValueError("clusters contains None/NaN/NA; every row needs a cluster id")
+        # and 1 the string "1": ids 1 and "1" (b"a" and "a") were one cluster, which the gate (a pandas groupby)
+        # keeps apart; ids of more than one type are grouped as the objects they are
+        text = str if arr.dtype.kind == "U" else bytes
+        if not all(isinstance(c, text) for c in given):
+            return given
     return arr
 
 

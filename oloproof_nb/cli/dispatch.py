@@ -67,7 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     open_standard_descriptors()  # before any file or pipe is opened: none may take the number of a closed stream
     given = list(sys.argv[1:] if argv is None else argv)
     start_command()
-    args = build_parser(json_errors=wants_json(given)).parse_args(given)
     shown: set[str] = set()
 
     def _warn(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
@@ -79,10 +78,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"oloproof: warning: {terminal_text(label)}: {line}")  # a system's own warning class names it
 
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code
+    out = ReaderMayLeave(stdout)  # `oloproof gate RUN | head` keeps its code
+    sys.stdout = out
     if stderr is None:  # standard error closed: what the command says on it goes nowhere, its code stays
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     try:
+        try:
+            args = build_parser(json_errors=wants_json(given)).parse_args(given)
+        except SystemExit as stop:  # --help or --version (their text on stdout), or a usage error
+            if not stop.code:
+                _parser_output_delivered(out)
+            raise
         code = _dispatch(args, _warn)
         try:
             sys.stdout.flush()  # a reader that left is found here at the latest
@@ -100,6 +106,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stderr.flush()
             except (OSError, ValueError):
                 to_devnull(stderr)
+
+
+def _parser_output_delivered(out: ReaderMayLeave) -> None:
+    """Flush what ``--help`` or ``--version`` wrote on standard output; when it is lost (a full disk), say so in
+    one line and raise ``SystemExit(2)``. argparse ignores an error of its write, so ``oloproof --version >
+    /dev/full`` exited 0 having written nothing: unbuffered, the write failed inside argparse; buffered, the flush
+    as the process ended, whose error is ignored too. A reader that left (``| head``) or a closed standard output
+    keeps the code, as every command's output does (:class:`~oloproof_nb.cli.output.ReaderMayLeave`)."""
+    try:
+        out.flush()
+    except OSError:
+        pass  # kept in out.lost
+    if out.lost is not None:
+        say(f"oloproof: error: {cut_middle(terminal_text(os_error_line(out.lost)))}")
+        raise SystemExit(2) from None
 
 
 #: The commands that make files and folders to be read back: a suite, a run folder, a report, and (opening a run

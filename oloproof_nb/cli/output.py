@@ -292,7 +292,10 @@ class ReaderMayLeave(SystemStream):
     goes nowhere and the command still exits with its own code (it was 2, "Broken pipe", whatever the gate said).
     Unlike the system's streams, text the stream cannot encode is written with ASCII stand-ins, and another
     error (a full disk) names standard output and leaves it, else the interpreter's last flush fails again and the
-    exit code becomes 120."""
+    exit code becomes 120. :attr:`lost` keeps that error, for a writer that ignores it (argparse's ``--help``)."""
+
+    #: The error that lost what was written (a full disk: "standard output: No space left on device"), or None.
+    lost: OSError | None = None
 
     def _put(self, text: str) -> None:
         try:
@@ -302,4 +305,5 @@ class ReaderMayLeave(SystemStream):
 
     def _failed(self, exc: OSError) -> None:
         self._leave()
-        raise OSError(exc.errno, exc.strerror, "standard output") from None
+        self.lost = OSError(exc.errno, exc.strerror, "standard output")
+        raise self.lost from None

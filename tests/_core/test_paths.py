@@ -281,6 +281,25 @@ def test_values_equal(a: object, b: object, tol: float | None, equal: bool) -> N
     assert values_equal(b, a, tol) is equal
 
 
+@pytest.mark.parametrize(("a", "b", "tol", "equal"), [
+    ("f1", 1.0, None, True), ("f1", "f2", None, False), ("f1", 1, 0.1, True), ("f1", 5.0, 0.1, False),
+    ("f1", 1.0000000000000002, 0.0, False), ("f40", 39.9, 0.1, True), ("f40", 39.89, 0.1, False),
+    ("fnan", math.nan, None, True), ("i1", "i1", None, True), ("b1", "b1", None, True), ("s", "a", None, True),
+])
+def test_values_equal_of_numpy_scalars_is_a_bool(a: object, b: object, tol: float | None, equal: bool) -> None:
+    """A state read through NumPy (a pandas cell) holds numpy.float64, a float whose ``==`` and ``<=`` give
+    numpy.bool, not bool: ``values_equal`` gave numpy.True_ (``is True`` false) for two equal floats. By hand, as
+    the plain numbers compare."""
+    import numpy as np
+
+    scalars = {"f1": np.float64(1.0), "f2": np.float64(2.0), "f40": np.float64(40.0), "fnan": np.float64("nan"),
+               "i1": np.int64(1), "b1": np.bool_(True), "s": np.str_("a")}
+    a, b = (scalars.get(x, x) if isinstance(x, str) else x for x in (a, b))
+    for first, second in ((a, b), (b, a)):
+        said = values_equal(first, second, tol)
+        assert type(said) is bool and said is equal
+
+
 # -- a list is not a dict keyed by index ---------------------------------------------------------------------
 
 

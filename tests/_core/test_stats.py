@@ -459,6 +459,25 @@ def test_the_string_nan_is_an_id_not_a_missing_one():
     assert cluster_sums([1, 0, 1], ("a", "nan", "b"))[1].tolist() == [1, 1, 1]
 
 
+@pytest.mark.parametrize("ids", [[1, "1", 1, "1", 2, 2], [b"a", "a", b"a", "a", "b", "b"]])
+def test_ids_of_other_types_numpy_would_make_one_text_are_other_clusters(ids):
+    # NumPy made text of [1, "1", 2] (and [b"a", "a"]), so 1 and "1" were one cluster of 4 rows; the gate groups
+    # with pandas, which keeps them apart. By hand: 1 holds 2 passes of 2, "1" 0 of 2, 2 2 of 2 (in the order met,
+    # as mixed ids cannot be sorted)
+    values = [1, 0, 1, 0, 1, 1]
+    k, m = cluster_sums(values, ids)
+    assert (k.tolist(), m.tolist()) == ([2, 0, 2], [2, 2, 2])
+    grouped = pd.Series(values).groupby(pd.Series(ids, dtype=object), sort=False).agg(["sum", "size"])
+    assert grouped["size"].tolist() == m.tolist() and grouped["sum"].tolist() == k.tolist()
+    assert rate_interval(values, ids).n_clusters == 3
+    assert cluster_se(values, ids)[1] == pytest.approx(statsmodels_cluster_se(values, [0, 1, 0, 1, 2, 2]), rel=1e-9)
+    # every row its own cluster: not clustered, so Clopper-Pearson on 2 of 3 (scipy's beta quantiles)
+    alone = rate_interval([1, 0, 1], ids[:2] + ids[4:5])
+    assert (alone.method, alone.n_clusters) == ("clopper_pearson", 3)
+    assert (alone.low, alone.high) == pytest.approx((sps.beta.ppf(0.025, 2, 2), sps.beta.ppf(0.975, 3, 1)), rel=1e-9)
+    assert not is_clustered(ids[:2])
+
+
 def test_is_clustered_checks_its_ids():
     unhashable = np.empty(2, dtype=object)
     unhashable[:] = [[1], [1]]  # counted by their codes (no hash)

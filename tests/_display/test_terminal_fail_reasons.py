@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from oloproof_nb._core.case import case_from_mapping
+from oloproof_nb._core.pairs import compare_pair
 from oloproof_nb._core.trajectory import Trajectory
 from oloproof_nb._display.terminal import failed_verdict_lines
 from oloproof_nb.evaluators import AnswerMatches, CaseContext, StateMatches
@@ -159,3 +160,30 @@ def test_a_python_checks_own_reason_is_of_its_code_not_of_a_cause_another_evalua
     assert heads([rows[0], rows[3]], named=False) == [
         "calls: 1 of its 1 verdicts fail: tool calls differ from the source case's",
         "own: 1 of its 1 verdicts fail: answer differs"]
+
+
+def test_an_answer_quoting_the_other_evaluators_words_keeps_its_own_evaluators_cause() -> None:
+    """answer_matches' reason and a same_output pair's both start ``answer`` and go on with the answer as given: a
+    pair whose answer held `` != expected `` was counted as answer_matches' "answer differs", and an answer_matches
+    reason whose answer held ``differs from c1's`` as the pair's. The verdict's evaluator decides whose cause it is.
+    By hand: 2 pair fails (one answer quoting answer_matches' words), 2 answer_matches fails (one quoting the
+    pair's), each criterion one cause."""
+    def record(cid: str, answer: str) -> dict[str, Any]:
+        return {"case": {"id": cid}, "status": "completed", "trajectory": {"answer": answer, "steps": []}}
+
+    pairs = [compare_pair("same_output", record("ord-1", "refused"), record("ord-1~x", said))[1]
+             for said in ("refunded != expected refused", "refunded")]
+    ask = AnswerMatches(type="answer_matches")
+    answers = [_said(ask.evaluate(CaseContext(case=case_from_mapping({"id": "c", "input": {}, "expected": {
+        "answer": "refused"}}), status="completed", trajectory=Trajectory(answer=said), state=None)))
+        for said in ("it differs from ord-1's 'refused'", "refunded")]
+    assert pairs[0].startswith('answer "refunded != expected refused" differs from ord-1\'s ')
+    verdicts = [(f"m{i}", 1, "pair", "metamorphic_relation", "fail", reason) for i, reason in enumerate(pairs)]
+    verdicts += [(f"a{i}", 1, "answer", "answer_matches", "fail", reason) for i, reason in enumerate(answers)]
+    run = SimpleNamespace(
+        cases=pd.DataFrame([(c[0], 1, "completed", None) for c in verdicts],
+                           columns=["case_id", "epoch", "status", "error"]),
+        verdicts=pd.DataFrame(verdicts, columns=["case_id", "epoch", "criterion", "evaluator", "verdict", "reason"]))
+    heads = [line for line in failed_verdict_lines(run, width=300) if not line.startswith("  ")]
+    assert heads == ["pair: 2 of its 2 verdicts fail: answer differs from the source case's",
+                     "answer: 2 of its 2 verdicts fail: answer differs"]

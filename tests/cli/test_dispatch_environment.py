@@ -206,3 +206,33 @@ def test_an_os_error_naming_no_file_is_blamed_on_the_current_folder_only_when_it
         "the current folder no longer exists (deleted after the shell entered it: No such file or directory); cd to "
         "a folder that exists and run the command again, or give absolute paths")
     assert os_error_line(OSError(13, "Permission denied", "/x/y")) == "/x/y: Permission denied"  # a file named
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["gate", "--help"]])
+def test_help_and_version_lost_on_a_full_disk_are_exit_2(argv: list[str], buffered: bool) -> None:
+    """``oloproof --version > /dev/full`` exited 0 having written nothing: argparse ignores an error of its write
+    (unbuffered), and the buffered text failed only in the flush as the process ended, whose error was ignored
+    too. Output that could not be written is exit 2 with one line, as a command's is; whether the stream is
+    buffered does not change it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([*COMMAND, *argv], stdout=full, stderr=subprocess.PIPE, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == b"oloproof: error: standard output: No space left on device\n"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
+def test_help_and_version_whose_reader_left_keep_exit_0(argv: list[str]) -> None:
+    """A reader that left (``oloproof --help | head -c0``) loses the text and keeps the code, as a command's output
+    does (README: a stream whose reader left changes no exit code); nothing is said on stderr."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([*COMMAND, *argv], stdout=write, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (0, b"")
