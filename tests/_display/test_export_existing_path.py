@@ -118,3 +118,27 @@ def test_a_read_only_file_at_the_path_is_refused_and_kept(tmp_path: Path, linked
                            "another path\n"), done.stderr
     assert kept.read_text(encoding="utf-8") == "criterion,rate\nreleased,0.9\n"
     assert _dot_files(tmp_path) == [] and (not linked or path.is_symlink())
+
+
+def test_only_a_regular_file_is_read_only() -> None:
+    """``read_only`` is of a file ``open(path, "w")`` would refuse: a folder or a named pipe without write permission
+    is not one (a report replaces a pipe in its files folder, and names a folder as a folder), a file without it is.
+    Run bound by file modes, as a user is."""
+    import subprocess
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None or not hasattr(os, "mkfifo"):
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    script = ("import os, sys, tempfile\nfrom pathlib import Path\nfrom oloproof_nb._display.export import read_only\n"
+              "root = Path(tempfile.mkdtemp())\n(root / 'folder').mkdir()\nos.mkfifo(root / 'pipe')\n"
+              "(root / 'file').write_text('kept')\n"
+              "for name in ('folder', 'pipe', 'file'):\n"
+              "    os.chmod(root / name, 0o555 if name == 'folder' else 0o444)\n"
+              "print([read_only(root / name) for name in ('folder', 'pipe', 'file', 'nothing')])\n"
+              "for name in ('folder', 'pipe', 'file'):\n    os.chmod(root / name, 0o755)\n"
+              "(root / 'folder').rmdir(); (root / 'pipe').unlink(); (root / 'file').unlink(); root.rmdir()\n")
+    done = subprocess.run([*prefix, sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout == "[False, False, True, False]\n", done.stderr

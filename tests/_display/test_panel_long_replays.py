@@ -198,3 +198,20 @@ def test_the_replays_of_calls_every_share_one_cut_of_changed_state_paths(make_su
     assert [v["more_state_diff"] for v in views] == [
         "", "… and 100 more changed state paths: see panel.replay_views()",
         "… and 300 more changed state paths: see panel.replay_views()"]
+
+
+def test_a_replay_with_no_faulted_run_recorded_takes_none_of_the_steps_shown() -> None:
+    """Two replays of a case, by hand: the first (verdict ``missing``, so shown first) recorded no faulted run, and
+    its 600 recorded steps have nothing to be compared with; the second failed, its faulted run recorded, 10 steps
+    that differ. The panel shows no step pairs of a replay without a faulted run, so the 500 shown are all left for
+    the second: its 10 steps are shown, nothing is said to be left out of the first."""
+    from oloproof_nb._display.panel import _share_out
+
+    step = {"kind": "tool_call", "tool": "note"}
+    unrun = {"row": {"verdict": "missing"}, "has_fault": False, "state_diff": [],
+             "pairs": [(i, step, None) for i in range(600)]}
+    failed = {"row": {"verdict": "fail"}, "has_fault": True, "state_diff": [],
+              "pairs": [(i, step, {"kind": "tool_call", "tool": "book"}) for i in range(10)]}
+    _share_out([unrun, failed])
+    assert (unrun["shown_pairs"], unrun["more_pairs"]) == ([], "")
+    assert (failed["shown_pairs"], failed["more_pairs"]) == (failed["pairs"], "")
