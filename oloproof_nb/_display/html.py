@@ -28,6 +28,7 @@ from .theme import (
     fmt_cell,
     fmt_checked,
     fmt_number,
+    fmt_text,
     preview,
     row_thresholds,
 )
@@ -125,7 +126,7 @@ def _environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
                       finalize=_finalize)
     env.filters.update(wbr=_wbr, inline=_inline, preview=preview, contrast=contrast, colour=colour, num=fmt_number,
-                       step_text=step_text, lines=lambda text: html_text(text, lines=True),
+                       text=fmt_text, step_text=step_text, lines=lambda text: html_text(text, lines=True),
                        plain=lambda text: html_text(text, plain=True))
     return env
 
@@ -155,7 +156,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
         (:func:`~oloproof_nb._display.theme.fmt_number`, reports and reprs).
     styled : bool
         Colour verdict words, show ``checked`` as a coloured word, wrap ``reason`` cells and
-        snake_case headers (reports and reprs).
+        snake_case headers, and cut a cell's text to :data:`~oloproof_nb._display.theme.TEXT_SHOWN` characters
+        (reports and reprs).
     signed : bool
         A table of differences (``Comparison``): with ``styled``, ``difference`` and its interval ends carry their
         sign (``+0.000``, ``-0.144``, ``+0.144``), as the text repr and ``oloproof compare`` show them.
@@ -181,6 +183,8 @@ def html_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, styl
             elif styled and num and (col in SHAPED_COLUMNS or (signed and col == "difference")):
                 # rounded outward; a threshold with its digits
                 cell.update(text=fmt_cell(col, value, sign=signed, threshold=thr))
+            if styled:  # a reason of a megabyte in every row of a report's table: shown cut, kept whole in the frame
+                cell.update(text=fmt_text(cell["text"]))
             cells.append(cell)
         rows.append(cells)
     return Markup(render("table.html", headers=[str(c) for c in df.columns], rows=rows, styled=styled))

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import storable, terminal_text
 from .html import numeric_column
-from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell, fmt_checked, row_thresholds
+from .theme import SHAPED_COLUMNS, Screen, cell_text, fmt_cell, fmt_checked, fmt_text, row_thresholds
 
 __all__ = ["md_cell", "md_code", "md_link", "markdown_table", "table_cell", "text_table", "terminal_text"]
 
@@ -113,8 +113,9 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
 
     ``styled``: numeric ``ci_low``, ``ci_high``, ``threshold`` and ``minimum_validity`` columns as the styled HTML
     table shows them (:func:`~.theme.fmt_cell`: interval ends rounded outward, a threshold with every digit it has;
-    a report's Markdown gate table showed a threshold of 0.9999999 as ``1.000``), and ``checked`` as ``checked`` or
-    ``no`` (an unchecked transform was an empty cell, where the HTML report says ``no``).
+    a report's Markdown gate table showed a threshold of 0.9999999 as ``1.000``), ``checked`` as ``checked`` or
+    ``no`` (an unchecked transform was an empty cell, where the HTML report says ``no``), and a cell's text cut to
+    :data:`~.theme.TEXT_SHOWN` characters, as the HTML table cuts it (a reason of a megabyte in each of 20 rows).
     """
     numeric = [numeric_column(df[c]) for c in df.columns]
     shaped = [styled and num and c in SHAPED_COLUMNS for c, num in zip(df.columns, numeric, strict=True)]
@@ -129,7 +130,9 @@ def markdown_table(df: pd.DataFrame, text: Callable[[Any], str] = cell_text, *, 
     def cell(column: Any, value: Any, shape: bool, threshold: Any) -> str:
         if styled and column == "checked":
             return fmt_checked(value)
-        return fmt_cell(str(column), value, threshold=threshold) if shape else text(value)
+        if shape:
+            return fmt_cell(str(column), value, threshold=threshold)
+        return fmt_text(text(value)) if styled else text(value)
 
     # interval ends on the side of their row's threshold that the computed ends are on (fmt_bound)
     thresholds = row_thresholds(df) if styled else [None] * len(df)

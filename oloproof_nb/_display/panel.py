@@ -12,7 +12,7 @@ from .._core.paths import get_path, leaf_diff, values_equal
 from ..errors import terminal_text
 from ..evaluators.state import StateMatches
 from .html import render, step_text
-from .theme import HIGHLIGHT, contrast, preview
+from .theme import HIGHLIGHT, contrast, fmt_text, preview
 
 __all__ = ["CasePanel", "UNSCORED_NOTE"]
 
@@ -269,7 +269,7 @@ class CasePanel:
                 verdicts = ", ".join(f"{c} {mark}" for c, mark in zip(names, marks, strict=True))
                 lines.append(f"    [{epoch}] {status}, answer {preview(answer, 40)}: {verdicts}")
         if self.error:
-            lines.append(f"  error: {self.error}")
+            lines.append(f"  error: {fmt_text(self.error)}")
         if self.unexpected:
             lines.append("  unexpected changes:")
             for u in self.unexpected[:SHOWN]:
@@ -286,7 +286,7 @@ class CasePanel:
         if len(self.steps) > SHOWN:
             lines.append(f"  {_more(len(self.steps), 'steps', 'steps')}")
         for v in self.verdicts.itertuples():
-            lines.append(f"  {v.verdict.upper():7} {v.criterion} {v.reason}".rstrip())  # no reason: no space
+            lines.append(f"  {v.verdict.upper():7} {v.criterion} {fmt_text(v.reason)}".rstrip())  # no reason: no space
         for criterion, text in self.tracebacks:
             lines.append(f"  traceback of {criterion}:")
             lines += [f"    {line}" for line in text.rstrip().splitlines()]
@@ -320,7 +320,7 @@ class CasePanel:
             extra = f" ({', '.join(notes)})" if notes else ""
             lines.append(f"    replay {row['criterion']}: {row['tool']} -> {row['fault']} "
                          f"at step {row['checkpoint']} — "
-                         f"{str(row['verdict']).upper()} {row['reason']}".rstrip() + extra)
+                         f"{str(row['verdict']).upper()} {fmt_text(row['reason'])}".rstrip() + extra)
             if not view["has_fault"]:
                 continue
             for i, rec, fau in view["shown_pairs"]:

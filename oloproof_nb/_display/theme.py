@@ -23,7 +23,8 @@ from ..errors import quote, terminal_text
 
 __all__ = ["COLOURS", "INK", "MUTED", "GRID", "HIGHLIGHT", "ESCAPE", "CRITERION_COLOURS", "MARKERS", "MARK_ALPHA",
            "colour", "marker", "fmt_number", "preview", "contrast", "Screen",
-           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of", "fmt_interval", "fmt_bound"]
+           "cell_text", "json_text", "PAGE_CSS", "TABLE_CSS", "table_of", "fmt_interval", "fmt_bound", "TEXT_SHOWN",
+           "fmt_text"]
 
 #: Colour of every verdict word: gate verdicts, row verdicts, pair results, validity.
 COLOURS: dict[str, str] = {
@@ -287,6 +288,24 @@ def fmt_rate(value: Any, threshold: Any = None) -> str:
         digits += 1
         text = f"{x:.{digits}f}"
     return text if (float(text) >= thr) == (x >= thr) else repr(x)
+
+
+#: Characters shown of one text the run wrote (a verdict's reason, an error message) in a table or a panel for the
+#: eye; the frames and exports keep it whole. A check that returned a reason of a megabyte made a report of 16 MB
+#: (every row of the cases that did not pass held it) and a panel of 1 MB in the notebook cell.
+TEXT_SHOWN = 2000
+
+
+def fmt_text(value: Any, limit: int = TEXT_SHOWN) -> str:
+    """``str(value)`` cut to ``limit`` characters, its end written as ``…`` when cut (a table or panel for the
+    eye: :data:`TEXT_SHOWN`).
+
+    Examples
+    --------
+    >>> fmt_text("fail: " + "x" * 10, limit=8), fmt_text("ok")
+    ('fail: x…', 'ok')
+    """
+    return _cut(str(value), limit)
 
 
 def fmt_checked(value: Any) -> str:
