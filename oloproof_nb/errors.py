@@ -8,6 +8,7 @@ library goes through :func:`warn_at_caller`, which names the user's line.
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import reprlib
@@ -196,9 +197,17 @@ def quote_value(value: Any) -> str:
     --------
     >>> quote_value(None), quote_value(False), quote_value("no"), quote_value(1.5)
     ('null', 'false', "'no'", '1.5')
+
+    A date or a time YAML read (``name: 2026-06-01``) as written, not as ``datetime.date(2026, 6, 1)``:
+
+    >>> import datetime
+    >>> quote_value(datetime.date(2026, 6, 1)), quote_value(datetime.datetime(2026, 6, 1, 14, 30))
+    ('2026-06-01', '2026-06-01 14:30:00')
     """
     if value is None or isinstance(value, bool):
         return "null" if value is None else str(value).lower()
+    if isinstance(value, datetime.date):  # a datetime too
+        return str(value)
     return quote(value)
 
 
@@ -629,4 +638,11 @@ def validation_problem(exc: ValidationError, prefix: str = "",
     msg = clip(msg, QUOTE_LIMIT + 100)  # the net: a few words and one quoted value
     plain = isinstance(got, (dict, list)) or err["type"].startswith("value_error")
     shown = "" if plain else f" (got {quote_value(got)})"
+    if isinstance(got, datetime.date) and err["type"] == "string_type":  # YAML's reading, not the user's
+        shown = f" (got {quote_value(got)}, which YAML reads as a {_date_kind(got)}: quote it for text)"
     return key, f"{msg}{shown}", err
+
+
+def _date_kind(value: datetime.date) -> str:
+    """``date``, or ``time`` for a date with a time of day (PyYAML's timestamp)."""
+    return "time" if isinstance(value, datetime.datetime) else "date"

@@ -418,6 +418,7 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
                 if not isinstance(key_node, yaml.ScalarNode):
                     continue
                 key = self.construct_object(key_node)
+                _refuse_key_not_text(key_node, key)
                 if isinstance(key, (str, int, float, bool)) or key is None:
                     if key in own:
                         raise yaml.constructor.ConstructorError(
@@ -464,11 +465,44 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
 
 
 class YamlNumberProblem(Exception):
-    """A number YAML 1.1 (PyYAML) reads otherwise than it is written: ``args[0]`` says how, ``line`` where."""
+    """A number (or a key, :func:`_refuse_key_not_text`) YAML 1.1 (PyYAML) reads otherwise than it is written:
+    ``args[0]`` says how, ``line`` where."""
 
     def __init__(self, message: str, line: int) -> None:
         super().__init__(message)
         self.line = line
+
+
+def _refuse_key_not_text(node: yaml.ScalarNode, key: Any) -> None:
+    """Raise :class:`YamlNumberProblem` for a mapping key YAML reads as no text: every key of oloproof.yaml and
+    release.yaml is a name.
+
+    ``on:``, ``yes:``, ``no:`` and ``off:`` are true and false to YAML 1.1, ``1:`` a number, ``2026-06-01:`` a date
+    and ``~:`` null: pydantic refused such a key at ``[1]`` (a criterion ``on`` of release.yaml was
+    ``criteria[1]: Input should be a valid string (got true)``), a place no line of the file is.
+
+    Examples
+    --------
+    >>> import yaml
+    >>> _refuse_key_not_text(yaml.compose("on: 0.9").value[0][0], True)
+    Traceback (most recent call last):
+    ...
+    oloproof_nb._config.files.YamlNumberProblem: the key on is true to YAML 1.1 (it reads yes, no, on and off as ...
+    """
+    if isinstance(key, str):
+        return
+    written = str(node.value)
+    if is_bool(key):
+        read = f"{str(key).lower()} to YAML 1.1 (it reads yes, no, on and off as true or false)"
+    elif key is None:
+        read = "null to YAML"
+    elif isinstance(key, (int, float)):
+        read = "a number to YAML"
+    else:  # a date or a timestamp
+        read = f"a {'date' if type(key).__name__ == 'date' else 'time'} to YAML"
+    shown = written if written else "(empty)"
+    raise YamlNumberProblem(f"the key {shown} is {read}, and a key here is a name; write it quoted: {quote(written)}",
+                            node.start_mark.line + 1)
 
 
 def _refuse_yaml11_number(text: str, value: float, line: int) -> None:

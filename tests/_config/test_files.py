@@ -16,6 +16,7 @@ from _hostile_files import O_BINARY, SPECIAL_KINDS, alias_bomb, bounded, make_sp
 from oloproof_nb._config import files
 from oloproof_nb._config.files import MAX_YAML_VALUES, UnreadableFile, read_regular, read_yaml
 from oloproof_nb._config.release import load_release, parse_release
+from oloproof_nb._config.suite_config import parse_suite_config
 from oloproof_nb.errors import ConfigError, quote
 
 KIND_WORDS = {"fifo": "is a named pipe (FIFO), not a regular file", "dir": "is a directory, not a regular file",
@@ -552,3 +553,48 @@ def test_a_bool_is_no_number_plain_number_turns_into_one() -> None:
     assert files.plain_number(True) is True and files.plain_number(False) is False
     with pytest.raises(ConfigError, match="threshold of 'a' must be a number between 0 and 1"):
         parse_release({"criteria": {"a": True}}, "release")
+
+
+# -- keys YAML reads as no text ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "key", "read"), [
+    ("  on: 0.5", "on", "true to YAML 1.1 (it reads yes, no, on and off as true or false)"),
+    ("  no: 0.5", "no", "false to YAML 1.1 (it reads yes, no, on and off as true or false)"),
+    ("  1: 0.5", "1", "a number to YAML"),
+    ("  2026-06-01: 0.5", "2026-06-01", "a date to YAML"),
+    ("  ~: 0.5", "~", "null to YAML"),
+])
+def test_a_key_yaml_reads_as_no_text_is_refused_by_line(tmp_path: Path, line: str, key: str, read: str) -> None:
+    """A criterion named ``on`` (or ``no``, ``1``, a date) is no name to YAML 1.1: it was refused at a place no line
+    of the file is, ``criteria[1]: Input should be a valid string (got true)``, and ``on:`` at the top of
+    oloproof.yaml as ``[1]: Keys should be strings``. PyYAML's own SafeLoader is the outside reference for what
+    YAML reads the key as; quoted, the key is the text written."""
+    assert not isinstance(next(iter(yaml.safe_load(line.strip()))), str)
+    path = tmp_path / "release.yaml"
+    path.write_text(f"criteria:\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value) == (f"{path}: line 2: the key {key} is {read}, and a key here is a name; write it quoted: "
+                              f"{quote(key)}")
+    top = tmp_path / "oloproof.yaml"
+    top.write_text(f"name: x\n{line.strip()}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{top}: line 2: the key {key} is "):
+        read_yaml(top)
+    path.write_text(f"criteria:\n  {quote(key)}: 0.5\n", encoding="utf-8")
+    assert read_yaml(path) == {"criteria": {key: 0.5}}
+
+
+
+@pytest.mark.parametrize(("written", "kind"), [("2026-06-01", "date"), ("2026-06-01 14:30:00", "time")])
+def test_a_date_yaml_read_where_text_goes_is_shown_as_written(tmp_path: Path, written: str, kind: str) -> None:
+    """``name: 2026-06-01`` is a date to YAML (PyYAML's SafeLoader, the outside reference, reads it so): refused as
+    no text, the line showed Python's ``datetime.date(2026, 6, 1)``, words the file does not hold, and not why a
+    name written plainly was no text."""
+    assert type(yaml.safe_load(f"name: {written}")["name"]).__name__ == ("datetime" if kind == "time" else kind)
+    path = tmp_path / "oloproof.yaml"
+    path.write_text(f"name: {written}\nsystem: desk:Desk\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        parse_suite_config(read_yaml(path), path)
+    assert str(err.value) == (f"{path}: name: Input should be a valid string (got {written}, which YAML reads as a "
+                              f"{kind}: quote it for text)")
