@@ -226,12 +226,16 @@ def paired_difference_from_sums(
     if g < 2:
         return no_spread("too few clusters", float("nan"))
     if method == "cluster_bootstrap":
-        if float((e - est * m) ** 2 @ (total / (total - m.astype(float)))) <= 1e-24 * total**2:
+        if not e.any():
             return no_spread("the paired differences do not vary", float("nan"))
-        low, high = bca_ratio(e, m, confidence, resamples, seed)
-        low, high = min(low, est), max(high, est)
-        if low < high:
-            return Difference(base, cand, est, low, high, method, total, g, float("nan"))
+        # every cluster changed at one rate (e_c = d̂·m_c ≠ 0): every resample gives d̂, a zero-width BCa interval,
+        # so the cluster_t one below (d̂ ± u₀ here was narrower than it: 2 clusters of 1,000 rows that lost every
+        # row got [−1, −0.158], where cluster_t gives [−1, +0.191])
+        if float((e - est * m) ** 2 @ (total / (total - m.astype(float)))) > 1e-24 * total**2:
+            low, high = bca_ratio(e, m, confidence, resamples, seed)
+            low, high = min(low, est), max(high, est)
+            if low < high:
+                return Difference(base, cand, est, low, high, method, total, g, float("nan"))
     df = bell_mccaffrey_df(m)
     if not e.any():  # what _two_directions gives too: ℓ(0) = 0 and υ(0) = u₀ on both sides
         return no_spread("the paired differences do not vary", df)

@@ -51,3 +51,19 @@ def test_mcnemar_refuses_a_negative_count_on_either_side(b: int, c: int) -> None
     """Mutant dropping ``c < 0``: a negative second count gave P[X ≤ −1] = 0, a p-value of 0, not an error."""
     with pytest.raises(ValueError, match="whole numbers ≥ 0"):
         mcnemar_exact(b, c)
+
+
+@pytest.mark.parametrize(("b", "k", "m"), [
+    ([1000, 1000], [0, 0], [1000, 1000]),  # every row lost, in two clusters
+    ([0] * 5, [3] * 5, [3] * 5),  # every row gained
+    ([2, 4, 6], [1, 2, 3], [2, 4, 6]),  # half of every cluster's rows lost
+])
+def test_clusters_that_all_changed_at_one_rate_give_the_bootstrap_the_cluster_t_interval(
+        b: list[int], k: list[int], m: list[int]) -> None:
+    """Every resample of clusters that changed at one rate gives d̂: a BCa interval of zero width, which the
+    ``method`` parameter replaces by the ``cluster_t`` interval, not by d̂ ± the Clopper–Pearson bound of no change
+    (that is what no change gets: for 2 clusters of 1,000 rows that lost every row it gave [−1, −0.158], narrower
+    than cluster_t's upper end +0.191)."""
+    boot = paired_difference_from_sums(b, k, m, method="cluster_bootstrap", resamples=200)
+    assert boot == paired_difference_from_sums(b, k, m, method="cluster_t")
+    assert boot.method == "cluster_t" and boot.low < boot.high
