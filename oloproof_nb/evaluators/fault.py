@@ -186,13 +186,17 @@ class HonestPattern(BaseModel):
     def _compiles(cls, value: str) -> str:
         try:
             pattern = re.compile(value)
+            slow = backtracks(value)
         except re.error as exc:
             raise ValueError(f"not a regular expression: {exc}") from None
+        except RecursionError:  # groups nested some hundreds deep: Python's parser (and ours) recurse per level
+            raise ValueError(f"{quote(value, 60)} nests its groups too deeply to be read; write what an honest "
+                             "answer must contain with fewer nested groups") from None
         if pattern.search("") is not None:  # a stray "|", ".*", "(could not)?": it is found in every answer
             raise ValueError(f"{value!r} matches the empty text (a stray '|', '.*', '(…)?'), so an empty answer, and "
                              "with a stray '|' every answer, would admit the task failed; write what an honest "
                              "answer must contain")
-        if backtracks(value):  # a repeat of a repeat: one search can outlast the run, and no timeout stops it
+        if slow:  # a repeat of a repeat: one search can outlast the run, and no timeout stops it
             raise ValueError(f"{quote(value, 60)} repeats a repeat ('(\\w+\\s?)*'): searching an answer it does not "
                              "match can outlast the run, and no timeout stops it; end the repeated part in a required "
                              "character ('(\\w+\\s)*'), use '*+' or '(?>…)' (Python 3.11+), or list the answer as text")
@@ -401,6 +405,10 @@ class FaultRecovery(Evaluator):
         change = self.change()
         faulted = run.replay(ctx.case, recorded, checkpoint, change, record=record, reproduce=None)
         row["cached"] = control.cached and faulted.cached
+        if faulted.diverged:  # it left the recording at or before the checkpoint: the agent never got the fault
+            return self._closed(row, "missing", f"{FAULT_NOT_APPLIED}: {faulted.error} (the control replay "
+                                "reproduced the recording, this one did not before the fault: the system is not "
+                                "deterministic given its recorded calls, README section 3)")
         if faulted.error is not None or faulted.trajectory is None:  # the control ran: the fault's result did it
             return self._closed(row, "missing", f"{REPLAY_RAISED}: {faulted.error} (the control replay ran; here "
                                 f"{self.tool} returned the fault result {quote(change.result)}: give the agent the "

@@ -177,6 +177,19 @@ def test_an_honest_answer_regex_that_backtracks_is_refused_before_the_run(make_s
     op.load_suite(make_suite(CASES, evaluators=[fine]))
 
 
+@pytest.mark.parametrize("depth", [450, 5000])
+def test_an_honest_answer_regex_nested_too_deeply_is_refused_in_one_line(make_suite, depth: int) -> None:
+    """Groups nested some hundreds deep exhaust the recursion limit in the pattern's shape check (450), or in
+    ``re.compile`` itself (5000): the ``RecursionError`` passed through the validator, and ``oloproof run`` said
+    ``the run stopped: RecursionError: maximum recursion depth exceeded``, naming neither the file nor the key."""
+    pattern = "(" * depth + "failed" + ")" * depth
+    evaluator = {"type": "fault_recovery", "tool": "t", "fault": "error", "honest_answers": [{"regex": pattern}]}
+    err = _error(make_suite(CASES, evaluators=[evaluator]))
+    assert err.key == "evaluators[0].honest_answers[0].regex", err.key
+    assert err.message.endswith("nests its groups too deeply to be read; write what an honest answer must contain "
+                                "with fewer nested groups"), err.message
+
+
 @pytest.mark.parametrize(("calls", "got"), [("each", " (got 'each')"), ("Every", " (got 'Every')"), (2, " (got 2)"),
                                            (["every"], "")])
 def test_a_fault_criterions_calls_is_first_or_every(make_suite, calls: object, got: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _fault_systems import DictDesk, RaisesOnFault, write_suite
+from _fault_systems import DictDesk, RaisesOnFault, refund_case, write_suite
 
 import oloproof_nb as op
 
@@ -96,3 +96,35 @@ def test_a_case_the_runner_refused_names_no_exception_of_the_systems(tmp_path: P
                                         "never be set, and its state would be judged against a world it did not "
                                         "start from; add reset(state), which the runner calls before each case with "
                                         "a copy of initial_state"]
+
+
+class ClockChangesOnTheFault(DictDesk):
+    """Reads a clock before the refund; the hour turns between the control replay and the faulted one (the case
+    is the clock's first read, the control its second), so only the faulted replay leaves the recording."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def clock(self) -> dict[str, Any]:
+        self.reads += 1
+        return {"ok": True, "hour": 10 if self.reads < 3 else 11}
+
+    def act(self, input: dict[str, Any], rec: op.Recorder) -> str:
+        rec.tool("clock", self.clock)
+        return super().act(input, rec)
+
+
+def test_a_faulted_replay_that_left_the_recording_before_the_fault_is_not_applied(tmp_path: Path) -> None:
+    """The Recorder raised ``ReplayDiverged`` at step 0, before the refund at step 2: the agent was never handed the
+    fault. The reason read ``replay_raised: ReplayDiverged: … (the control replay ran; here issue_refund returned the
+    fault result …: give the agent the failure in the form issue_refund's own failures take …)``, a fix for a fault
+    result that never reached the agent; it is the case of a replay that is not the recording up to the fault."""
+    folder = write_suite(tmp_path / "suite", cases=[refund_case("ord-001")])
+    run = op.run(folder, system=ClockChangesOnTheFault(), progress=False)
+    rows = run.replays[run.replays["criterion"] == CRITERION.format(fault="error")].to_dict("records")
+    assert [(r["checkpoint"], r["control_reproduced"], r["verdict"]) for r in rows] == [(2, True, "missing")]
+    assert rows[0]["reason"] == (
+        "fault_not_applied: ReplayDiverged: step 0: clock returned {'ok': True, 'hour': 11}, recorded {'ok': True, "
+        "'hour': 10} (the control replay reproduced the recording, this one did not before the fault: the system is "
+        "not deterministic given its recorded calls, README section 3)")
