@@ -114,7 +114,8 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
     finish (or lost records) gives the rates of the cases it holds: stopped before the cases that expect no
     change, its ``state_matches`` rate is 0 and the red flag is gone. A baseline of another version of the suite
     (cases added, removed or edited since: another (case id, digest) set) gives the rates of other cases, and
-    one whose checks differ from the run's (:func:`~.run_checks.changed_checks`) the rates of other checks, one made
+    one whose checks differ from the run's (:func:`~.run_checks.changed_checks`) the rates of other checks, one that
+    does not judge a criterion of the run (a check added or renamed since) no rate of it at all, one made
     by another oloproof_nb release (``manifest.oloproof_nb``, as :func:`op.load_runs <oloproof_nb.load_runs>` refuses
     to pool it) the rates of another release's rules, and one
     whose validity labels leave out other copies (:attr:`~.run.Run.unscored_ids`) the rates of other rows: labels
@@ -172,7 +173,8 @@ def check_baseline(run: Run, baseline: Baseline | Run, run_whole: bool = True) -
 def check_baseline_config(run: Run, idle: Run) -> None:
     """The part of :func:`check_baseline` a run's manifest answers (it reads no frame, so the command line checks
     it before opening either run): ``idle`` is a do-nothing run of ``run``'s suite made by the same oloproof_nb
-    release, judged by the same checks, whose validity labels leave out the same copies.
+    release, judged by the same checks (every criterion of ``run`` among them), whose validity labels leave out the
+    same copies.
 
     Raises
     ------
@@ -196,6 +198,13 @@ def check_baseline_config(run: Run, idle: Run) -> None:
         name, how = next(iter(differ.items()))
         raise OloproofError(f"{idle.directory}: a baseline that judges {name} with another check than run "
                             f"{run.run_id} ({how}), so its rates are another check's; make one with "
+                            "op.baseline(suite) on the suite of this run")
+    judged = set(idle.criteria)
+    unjudged = [name for name in run.criteria if name not in judged]
+    if unjudged:  # a check added (or renamed) since: its noop_rate was blank, and passes_when_idle False
+        raise OloproofError(f"{idle.directory}: a baseline that does not judge {unjudged[0]} ({len(unjudged)} "
+                            f"criterion(s) of run {run.run_id} added or renamed since it was made), so its noop_rate "
+                            "would be blank and never flag a check the idle agent passes; make one with "
                             "op.baseline(suite) on the suite of this run")
     moved = unscored_difference(run, idle)
     if moved:  # each run leaves out the copies its own labels hold invalid: the rates would be of other rows

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -273,6 +274,35 @@ def test_a_baseline_judged_by_other_checks_is_refused(desk: Path, make_suite, tm
                                                r".* \(configured differently\)"):
         op.gate(run, baseline=op.baseline(desk, progress=False))
     assert "noop_rate" in op.gate(run, baseline=op.baseline(other, progress=False)).table.columns
+
+
+@pytest.mark.parametrize("evaluators", [
+    [*EVALUATORS, {"type": "state_unchanged", "criterion": "acct_kept", "paths": ["other"]}],  # a check added
+    [*EVALUATORS[:2], {**EVALUATORS[2], "criterion": "acct_kept"}],  # other_kept renamed
+], ids=["added", "renamed"])
+def test_a_baseline_that_does_not_judge_a_criterion_of_the_run_is_refused(desk: Path, make_suite, tmp_path: Path,
+                                                                          evaluators: list[dict[str, Any]]) -> None:
+    """The same cases, but the run's suite judges ``acct_kept`` (it watches ``other``, which no case touches: the
+    idle agent keeps it in 6 of 6 cases by hand) and the baseline was made before it was added or named so. The
+    baseline was taken: ``noop_rate`` NaN and ``passes_when_idle`` False, the red flag gone without a word. Now it
+    is one line naming the folder and the criterion (exit 2 from the command line); a baseline of the run's suite
+    gives 1.0."""
+    old_idle = op.baseline(desk, progress=False)
+    new = make_suite(CASES, evaluators=evaluators, release={"criteria": {"acct_kept": 0.3}})
+    run = op.run(new, out=tmp_path / "run", progress=False)
+    said = (f"{old_idle.run.directory}: a baseline that does not judge acct_kept (1 criterion(s) of run {run.run_id} "
+            "added or renamed since it was made), so its noop_rate would be blank and never flag a check the idle "
+            "agent passes; make one with op.baseline(suite) on the suite of this run")
+    with pytest.raises(op.OloproofError) as refused:
+        op.gate(run, baseline=old_idle)
+    assert str(refused.value) == said
+    from _reliability_systems import one_error_line, run_cli
+
+    out = run_cli("gate", str(run.directory), "--baseline", str(old_idle.run.directory))
+    assert out.returncode == 2 and one_error_line(out.stderr) == f"oloproof: error: {said}"
+    fresh = op.gate(run, baseline=op.baseline(new, progress=False)).table.set_index("criterion")
+    assert fresh.loc["acct_kept", "noop_rate"] == 1.0
+    assert bool(fresh.loc["acct_kept", "passes_when_idle"]) is True
 
 
 def test_the_baseline_observes_artifacts_through_the_users_sandbox(tmp_path: Path) -> None:
