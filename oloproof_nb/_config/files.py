@@ -381,6 +381,8 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
     passed) where YAML says 0.9. So ``<<`` is written at most once in a mapping, and the mappings it merges give
     each key once between them, none overriding a key it merges itself (merged again, such a mapping lost its own
     key to the merged one where the key is one letter); a key of the mapping itself still overrides a merged one.
+    A key given twice with the same value is no conflict: two mappings that merge one anchor (``x: {<<: *base}``,
+    ``y: {<<: *base}``, then ``<<: [*x, *y]``) give its keys from the same node, which YAML and PyYAML both take.
 
     Built on first use, so ``import oloproof_nb`` does not import yaml.
     """
@@ -388,23 +390,31 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
 
     merge_tag = "tag:yaml.org,2002:merge"
 
+    def _same_value(a: yaml.Node, b: yaml.Node) -> bool:
+        """Whether two value nodes give the same value whichever a merge takes: one node (an anchor's key reached by
+        two merges), or scalars of one tag written alike."""
+        return a is b or (isinstance(a, yaml.ScalarNode) and isinstance(b, yaml.ScalarNode) and a.tag == b.tag
+                          and a.value == b.value)
+
     class UniqueKeyLoader(yaml.SafeLoader):
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
             self._keys_of(node)
             return super().construct_mapping(node, deep=deep)
 
-        def _keys_of(self, node: yaml.MappingNode) -> set[Any]:
-            """The keys ``node`` gives, its own and those it merges, checked as the class says; each node once, and
-            before PyYAML flattens it (a mapping flattened holds its merged keys beside its own)."""
+        def _keys_of(self, node: yaml.MappingNode) -> dict[Any, yaml.Node]:
+            """The keys ``node`` gives, its own and those it merges, with the value node each gives, checked as the
+            class says; each node once, and before PyYAML flattens it (a mapping flattened holds its merged keys
+            beside its own)."""
             return self._keys_and_overrides(node)[0]
 
-        def _keys_and_overrides(self, node: yaml.MappingNode) -> tuple[set[Any], set[Any]]:
-            """:meth:`_keys_of` of ``node``, and those of its own keys that override a key it merges."""
-            known: dict[int, tuple[set[Any], set[Any]]] = self.__dict__.setdefault("_known_keys", {})
+        def _keys_and_overrides(self, node: yaml.MappingNode) -> tuple[dict[Any, yaml.Node], set[Any]]:
+            """:meth:`_keys_of` of ``node``, and those of its own keys that override a key it merges with another
+            value."""
+            known: dict[int, tuple[dict[Any, yaml.Node], set[Any]]] = self.__dict__.setdefault("_known_keys", {})
             if id(node) in known:
                 return known[id(node)]
-            own: set[Any] = set()
-            merged: set[Any] = set()
+            own: dict[Any, yaml.Node] = {}
+            merged: dict[Any, yaml.Node] = {}
             merges = 0
             for key_node, value_node in node.value:
                 if key_node.tag == merge_tag:
@@ -423,14 +433,16 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
                     if key in own:
                         raise yaml.constructor.ConstructorError(
                             None, None, f"key {quote(key)} is written twice; keep one", key_node.start_mark)
-                    own.add(key)
-            known[id(node)] = found = (own | merged, own & merged)
+                    own[key] = value_node
+            overrides = {key for key in own.keys() & merged.keys() if not _same_value(own[key], merged[key])}
+            known[id(node)] = found = ({**merged, **own}, overrides)
             return found
 
-        def _merged_keys(self, value: yaml.Node) -> set[Any]:
-            """The keys of the mappings ``<<`` merges (one, or a list of them), refusing a key two of them give."""
+        def _merged_keys(self, value: yaml.Node) -> dict[Any, yaml.Node]:
+            """The keys of the mappings ``<<`` merges (one, or a list of them) with the value each gives, refusing a
+            key two of them give with other values."""
             parts = value.value if isinstance(value, yaml.SequenceNode) else [value]
-            seen: set[Any] = set()
+            seen: dict[Any, yaml.Node] = {}
             for part in parts:
                 if not isinstance(part, yaml.MappingNode):
                     continue  # PyYAML says what a merge takes
@@ -440,13 +452,13 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
                         None, None, f"key {quote(min(overrides, key=str))} of a mapping merged with << overrides a key "
                         "that mapping merges itself, which PyYAML may not keep; write the mapping merged out",
                         part.start_mark)
-                twice = keys & seen
+                twice = {key for key in keys.keys() & seen.keys() if not _same_value(keys[key], seen[key])}
                 if twice:
                     key = min(twice, key=str)
                     raise yaml.constructor.ConstructorError(
                         None, None, f"key {quote(key)} is given by two of the mappings merged with <<; keep one "
                         "(PyYAML and YAML take different ones)", part.start_mark)
-                seen |= keys
+                seen = {**keys, **seen}  # the earlier mapping's, as YAML merges
             return seen
 
         def construct_yaml_int(self, node: yaml.ScalarNode) -> int:

@@ -556,7 +556,10 @@ def _in_fresh_folder(value: str | pathlib.PurePath) -> list[str] | None:
     random name decides nothing a replay does, and keyed by it, no replay of such a system ever came from the cache
     (38 of 38 fault replays live on a second run). The folder must be one ``mkdtemp`` makes: right in
     :func:`tempfile.gettempdir`, its name ending in 8 of ``mkdtemp``'s letters, a folder (not a link) of mode 0o700
-    owned by this process's user."""
+    owned by this process's user. What it holds keys in place of its name (:func:`_folder_content`): a folder the
+    user filled before building the instance (a careful policy in one, a careless one in the other), or one the user
+    named and filled (``/tmp/desk_run_001`` and ``/tmp/desk_run_002`` under umask 077), gave each instance the
+    other's replays; a folder holding more than a key reads is keyed by its whole path."""
     text = os.fspath(value)
     base = tempfile.gettempdir()
     if not text.startswith(base) or "\0" in text:
@@ -575,7 +578,44 @@ def _in_fresh_folder(value: str | pathlib.PurePath) -> list[str] | None:
         return None
     if getuid is None or not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o700 or st.st_uid != getuid():
         return None
-    return [found.group(1), *path.parts[len(root.parts) + 1:]]
+    content = _folder_content(root / name)
+    return None if content is None else [found.group(1), content, *path.parts[len(root.parts) + 1:]]
+
+
+#: The most a fresh folder's content is read for its key (:func:`_folder_content`): entries, and bytes of its files.
+_FRESH_ENTRIES = 256
+_FRESH_BYTES = 1 << 20
+
+
+def _folder_content(folder: pathlib.Path) -> str | None:
+    """SHA-256 of what ``folder`` holds (each entry's path below it, its kind, a file's bytes, a link's target), links
+    not followed; None when it holds more than :data:`_FRESH_ENTRIES` entries or :data:`_FRESH_BYTES` bytes, or
+    cannot be read."""
+    found: list[list[str]] = []
+    size = 0
+    try:
+        for top, folders, files in os.walk(folder, onerror=_raise):
+            for entry in sorted(folders) + sorted(files):
+                path = pathlib.Path(top, entry)
+                st = os.lstat(path)
+                if len(found) >= _FRESH_ENTRIES or size + st.st_size > _FRESH_BYTES:
+                    return None
+                relative = path.relative_to(folder).as_posix()
+                if stat.S_ISREG(st.st_mode):
+                    size += st.st_size
+                    with open(path, "rb") as file:  # no more than was measured, should it grow
+                        found.append([relative, "file", hashlib.sha256(file.read(st.st_size)).hexdigest()])
+                elif stat.S_ISLNK(st.st_mode):
+                    found.append([relative, "link", os.readlink(path)])
+                else:
+                    found.append([relative, "folder" if stat.S_ISDIR(st.st_mode) else "other"])
+    except (OSError, ValueError):
+        return None
+    return digest(sorted(found))
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
 
 
 def _beyond(value: Any) -> dict[str, Any]:

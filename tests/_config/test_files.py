@@ -214,6 +214,20 @@ def test_a_merge_key_overridden_by_the_mapping_s_own_key_still_loads(tmp_path: P
     assert load_release(path).criteria == {"answer_matches": 0.95, "state_matches": 0.8}
 
 
+@pytest.mark.parametrize(("text", "criteria"), [
+    # two mappings that merge one anchor give its keys from the same node: YAML and PyYAML take the same value
+    ("base: &base {answer_matches: 0.8}\nx: &x {<<: *base, state_matches: 0.9}\ny: &y {<<: *base, a: 0.7}\n"
+     "criteria: {<<: [*x, *y]}\n", {"answer_matches": 0.8, "state_matches": 0.9, "a": 0.7}),
+    ("base: &base {answer_matches: 0.8}\ncriteria: {<<: [*base, *base]}\n", {"answer_matches": 0.8}),
+    ("criteria:\n  <<: [{answer_matches: 0.9}, {answer_matches: 0.9}]\n", {"answer_matches": 0.9}),
+])
+def test_a_key_merged_twice_with_one_value_still_loads(tmp_path: Path, text: str, criteria: dict[str, float]) -> None:
+    path = tmp_path / "release.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert read_yaml(path)["criteria"] == criteria
+    assert yaml.safe_load(text)["criteria"] == criteria  # what PyYAML itself gives, and YAML
+
+
 @pytest.mark.parametrize(("text", "line", "said"), [
     # YAML gives the earlier mapping's 0.9; PyYAML 6.0.4 gave 0.1, and the gate passed a rate of 0.625 on it
     ("criteria:\n  <<: [{answer_matches: 0.9}, {answer_matches: 0.1}]\n", 2,

@@ -113,6 +113,27 @@ def test_a_path_in_a_fresh_temporary_folder_keys_by_the_folders_prefix_and_the_r
     assert gone[0] != gone[1]  # no such folder (any more): the path as it is
 
 
+def test_a_fresh_temporary_folder_keys_by_what_it_holds() -> None:
+    """Two ``mkdtemp`` folders the user filled otherwise before building each instance (a careful policy in one, a
+    careless one in the other) key two ways: keyed by the prefix alone, each took the other's replays."""
+    made = [tempfile.mkdtemp(prefix="desk-") for _ in range(2)]
+    try:
+        Path(made[0], "policy.txt").write_text("refund twice: never", encoding="utf-8")
+        Path(made[1], "policy.txt").write_text("refund twice: always", encoding="utf-8")
+        keys = [replay_fingerprint(_Desk(m), _Desk, "f" * 64) for m in made]
+        assert keys[0] != keys[1]
+        Path(made[1], "policy.txt").write_text("refund twice: never", encoding="utf-8")  # the same content again
+        assert replay_fingerprint(_Desk(made[1]), _Desk, "f" * 64) == keys[0]
+        for m in made:  # the same content, more than a key reads: each keyed by its whole path
+            Path(m, "policy.txt").write_bytes(b"x" * ((1 << 20) + 1))
+        assert replay_fingerprint(_Desk(made[0]), _Desk, "f" * 64) != \
+            replay_fingerprint(_Desk(made[1]), _Desk, "f" * 64)
+    finally:
+        for m in made:
+            (Path(m) / "policy.txt").unlink()
+            os.rmdir(m)
+
+
 def test_replay_prints_key_each_instance_by_its_own_settings_as_built() -> None:
     prints = ReplayPrints(_Desk, "f" * 64)
     careful, careless = prints.note(_Desk(careful=True)), prints.note(_Desk(careful=False))
@@ -121,3 +142,20 @@ def test_replay_prints_key_each_instance_by_its_own_settings_as_built() -> None:
     careless.careful = True  # changed after it was built: keyed as built
     assert prints.of(careless) == replay_fingerprint(_Desk(careful=False), _Desk, "f" * 64)
     assert prints.of(_Desk(careful=False)) == prints.of(careless)  # one never noted: read when asked
+
+
+def test_replay_prints_never_give_a_released_instances_print_to_one_built_at_its_address() -> None:
+    """An instance released, the next one built often takes its address (its ``id``): one never noted is keyed by its
+    own settings, not by the released one's. By hand: the careless instance at the careful one's address keys as a
+    careless instance does."""
+    prints = ReplayPrints(_Desk, "f" * 64)
+    careless = replay_fingerprint(_Desk(careful=False), _Desk, "f" * 64)
+    for _ in range(1000):
+        careful = prints.note(_Desk(careful=True))
+        address = id(careful)
+        del careful
+        other = _Desk(careful=False)
+        if id(other) == address:
+            break
+    assert id(other) == address  # CPython gives a freed object's memory to the next of its size
+    assert prints.of(other) == careless != replay_fingerprint(_Desk(careful=True), _Desk, "f" * 64)
