@@ -834,7 +834,8 @@ def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: s
     Raises
     ------
     ConfigError
-        Naming ``file`` and ``key``: the module cannot be imported, has no such attribute, or it is not callable.
+        Naming ``file`` and ``key``: the module cannot be imported, has no such attribute, it is not callable, or
+        it is an ``async def`` or generator function.
     """
     try:
         target = import_system(root, spec, file)
@@ -843,6 +844,15 @@ def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: s
     if not callable(target):
         raise ConfigError(file, key, f"{quote(spec)} is a {type(target).__name__}, not a function; a check is called "
                                      "with (case, initial_state, final_state, trajectory)")
+    # the run calls a check as a plain function and reads what it returns: an async def check gave a coroutine,
+    # never run (each case missing, "check returned <coroutine object …>", and Python's "never awaited" warning
+    # pointing at oloproof), a generator function a generator, on every case of the run
+    made = ("an async def function" if inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target)
+            else "a generator function" if inspect.isgeneratorfunction(target) else "")
+    if made:
+        raise ConfigError(file, key, f"{quote(spec)} is {made}: a check is called as a plain function and never "
+                                     "awaited or iterated; make it a def that returns True, False, None, a (verdict, "
+                                     "reason) pair or a score (an async one: return asyncio.run(...) of it)")
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError):  # some builtins have none: found out when it is called

@@ -116,10 +116,12 @@ def interpret_check(value: Any, pass_threshold: float | None = None
             return _score_verdict(value, shown, reason, pass_threshold)
         # the pair as returned, its reason with it: "check returned 0.5" hid the reason and that it was a pair
         return "missing", f"check returned {quote(returned, 80) if returned is not value else shown}; {A_SCORE}"
-    if isinstance(value, tuple) and len(value) == 2:  # a pair whose reason is not text
+    # a pair whose reason is not text; not a pair as a pair's verdict: ((True, "a"), "b") was told its reason is
+    # "text, not str"
+    if isinstance(value, tuple) and len(value) == 2 and returned is value:
         return "missing", (f"check returned {shown}: the second item of a (verdict, reason) pair is its reason, "
                            f"text, not {type(value[1]).__name__} (two conditions? return both and-ed); {_ALLOWED}")
-    return "missing", f"check returned {shown}; {_ALLOWED}"
+    return "missing", f"check returned {shown if returned is value else quote(returned, 80)}; {_ALLOWED}"
 
 
 @register

@@ -505,7 +505,10 @@ CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return Tru
           "def two(case, final_state):\n    return True\n"
           "def five(case, initial_state, final_state, trajectory, strict):\n    return True\n"
           "def keyword_only(*, case):\n    return True\n"
-          "def loose(case, *rest, strict=False):\n    return True\n")
+          "def loose(case, *rest, strict=False):\n    return True\n"
+          "async def awaited(case, initial_state, final_state, trajectory):\n    return True\n"
+          "async def streamed(case, initial_state, final_state, trajectory):\n    yield True\n"
+          "def generated(case, initial_state, final_state, trajectory):\n    yield True\n")
 
 
 @pytest.mark.parametrize(("check", "message"), [
@@ -517,6 +520,11 @@ CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return Tru
                    "arguments; its signature is two(case, final_state)"),
     ("checks:five", "missing a required argument: 'strict'"),
     ("checks:keyword_only", "too many positional arguments"),
+    # called as a plain function, it gave a coroutine or a generator on every case: each missing, no word at load
+    ("checks:awaited", "'checks:awaited' is an async def function: a check is called as a plain function and never "
+                       "awaited or iterated"),
+    ("checks:streamed", "is an async def function"),
+    ("checks:generated", "'checks:generated' is a generator function"),
 ])
 def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_suite, check: str,
                                                                           message: str) -> None:

@@ -491,3 +491,11 @@ def test_a_score_and_reason_without_pass_threshold_shows_the_pair_and_what_to_do
     """Before, ``(0.5, "partial credit")`` without pass_threshold said "check returned 0.5", the reason and that
     it was a pair gone; it shows what was returned, then what to do (give pass_threshold:)."""
     assert interpret_check(value) == ("missing", f"check returned {value!r}; {SCORE_HELP}")
+
+
+@pytest.mark.parametrize("value", [((True, "paid"), "checked twice"), (("yes", "paid"), "checked"), ("pass", "fine")])
+def test_a_pair_whose_verdict_is_no_verdict_is_shown_whole_and_not_blamed_on_its_reason(value: tuple[Any, Any]
+                                                                                        ) -> None:
+    verdict, reason = interpret_check(value, pass_threshold=1)
+    assert verdict == "missing"
+    assert reason == f"check returned {value!r}; return True, False, None or a (verdict, reason) pair"
