@@ -9,7 +9,10 @@ first installs handlers that say ``oloproof: interrupted by SIGTERM`` (``--json`
 ``gate`` or ``compare`` also prints its JSON error object) and exit 2, then imports the command and runs it; the
 command's own handlers take over while it works and give these back when it is done, so a signal as it ends is
 exit 2 too (and, the command's JSON object written, no second one). A Ctrl-C while the package is imported is exit
-2 and ``oloproof: interrupted``, as during the command.
+2 and ``oloproof: interrupted``, as during the command, and so is an exception that stops the import (a broken
+install, a memory limit that refuses a compiled module): one line, ``oloproof: error: the oloproof_nb package could
+not be imported: …``, where Python printed its traceback and exited 1 (a BLOCK to ``gate``, "not blocking" to a
+hook runner).
 A signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Once the command has
 returned, :func:`main` does the work Python does at exit with these handlers still installed and ends the process
 (:func:`_end`): Python's own wind-down put every handler back to the default before it tore the modules down
@@ -101,14 +104,16 @@ def _stops(argv: Sequence[str]) -> list[int]:
     return [int(sig) for sig in (getattr(signal, name, None) for name in _STOPPING) if sig is not None]
 
 
-def _interrupted(message: str, as_json: bool) -> None:
-    """Say ``oloproof: <message>`` on standard error (and, with ``--json``, the JSON error object on
-    standard output), written straight to the descriptors: nothing of the command's is set up yet, or it is
-    done. A stream that is closed or gone loses its line; the exit code stays."""
+def _interrupted(message: str, as_json: bool, kind: str = "interrupted", prefix: str = "") -> None:
+    """Say ``oloproof: <prefix><message>`` on standard error (and, with ``--json``, the JSON error object of
+    ``kind`` on standard output), written straight to the descriptors: nothing of the command's is set up yet, or it
+    is done. ``message`` is plain ASCII with no control character (:func:`_ascii_line`). A stream that is closed or
+    gone loses its line; the exit code stays."""
     lines = []
-    if as_json:  # json.dumps of the same object, without importing json here; both strings are plain ASCII
-        lines.append((1, f'{{"error": "interrupted", "message": "{message}"}}\n'))
-    lines.append((2, f"oloproof: {message}\n"))
+    if as_json:  # json.dumps of the same object, without importing json here: only a backslash and a quote to escape
+        quoted = message.replace("\\", "\\\\").replace('"', '\\"')
+        lines.append((1, f'{{"error": "{kind}", "message": "{quoted}"}}\n'))
+    lines.append((2, f"oloproof: {prefix}{message}\n"))
     for fd, line in lines:
         try:
             os.write(fd, line.encode("ascii"))
@@ -148,9 +153,12 @@ def main() -> NoReturn:
     try:
         code = _run(argv)
     except SystemExit as stop:  # the parser's: --help, --version, a usage error (its line already written)
-        if stop.code is not None and not isinstance(stop.code, int):
-            raise
-        code = stop.code or 0
+        if stop.code is None or isinstance(stop.code, int):
+            code = stop.code or 0
+        else:  # sys.exit("why") from a module the package imports: Python printed it and exited 1
+            _interrupted(_ascii_line(str(stop.code)), _wants_json(argv) and not _json_written(), kind="error",
+                         prefix="error: ")
+            code = 2
     _end(code, argv)
 
 
@@ -164,6 +172,38 @@ def _run(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:  # a Ctrl-C before the command's own handling: 2, not 130 and a traceback
         _interrupted("interrupted", _wants_json(argv) and not _json_written())
         return 2
+    except Exception as exc:  # noqa: BLE001 - the package cannot be imported: 2, not Python's traceback and exit 1
+        # a broken install (a dependency missing or of a version without a name it needs), a memory limit that
+        # refuses a compiled module: exit 1 is a BLOCK to `gate`, and "not blocking" to a hook runner, which let
+        # the agent stop with no receipt verified. The command's own errors are its lines and exit 2 already
+        where = "" if "oloproof_nb.cli" in sys.modules else "the oloproof_nb package could not be imported: "
+        what = type(exc).__name__ + (f": {exc}" if str(exc).strip() else "")  # MemoryError has no message
+        _interrupted(where + _ascii_line(what), _wants_json(argv) and not _json_written(), kind="error",
+                     prefix="error: ")
+        return 2
+
+
+#: The most characters of an exception's text :func:`_ascii_line` keeps (``oloproof_nb.errors.MESSAGE_LIMIT``).
+_LINE_LIMIT = 2000
+
+
+def _ascii_line(text: str) -> str:
+    """``text`` as one line of plain ASCII: its runs of white space (line breaks too) one space, any other character
+    outside printable ASCII escaped as ``ascii()`` escapes it (ESC ``\\x1b``, ``é`` ``\\xe9``), cut in the middle
+    to :data:`_LINE_LIMIT` characters.
+
+    Examples
+    --------
+    >>> _ascii_line("\\n\\nImporting the numpy C-extensions failed.\\n  Caf\\xe9 \\x1b[2J")
+    'Importing the numpy C-extensions failed. Caf\\\\xe9 \\\\x1b[2J'
+    >>> len(_ascii_line("x" * 5000))
+    2000
+    """
+    line = "".join(char if " " <= char <= "~" else ascii(char)[1:-1] for char in " ".join(text.split()))
+    if len(line) > _LINE_LIMIT:
+        half = (_LINE_LIMIT - 3) // 2
+        line = f"{line[:half]}...{line[-(_LINE_LIMIT - 3 - half):]}"
+    return line
 
 
 def _end(code: int, argv: Sequence[str]) -> NoReturn:
