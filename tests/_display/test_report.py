@@ -916,6 +916,35 @@ def test_a_read_only_table_of_an_earlier_markdown_report_keeps_the_whole_report(
                            "make it writable first (chmod u+w), or choose another --out\n")
     assert {p.name: p.read_bytes() for p in [out, *files.iterdir()]} == before
 
+
+def test_a_link_in_the_report_s_folder_to_a_read_only_file_is_replaced_not_refused(
+        example_run: op.Run, tmp_path: Path, plots_not_encoded: None) -> None:
+    """A link in ``report_files/`` named as one of the report's tables is replaced, never written through; that the
+    file it points to is read-only (``chmod a-w``) is no reason to refuse the report. Run bound by file modes, as a
+    user is."""
+    import os
+    import sys
+
+    from _processes import without_root_powers
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("no way to run bound by file modes here (root without unshare -U, or Windows)")
+    out = tmp_path / "report.md"
+    write_report(example_run, out)
+    files = tmp_path / "report_files"
+    mine = tmp_path / "mine.csv"
+    mine.write_text("mine\n", encoding="utf-8")
+    mine.chmod(0o444)
+    (files / "failing_2.csv").unlink()
+    (files / "failing_2.csv").symlink_to(mine)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run([*prefix, sys.executable, "-m", "oloproof_nb.cli", "report", str(example_run.directory),
+                           "--out", str(out)], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode in (0, 1) and done.stderr == ""  # the run's gate: PASS or BLOCK
+    assert not (files / "failing_2.csv").is_symlink() and (files / "failing_2.csv").read_text().startswith("cluster,")
+    assert mine.read_text(encoding="utf-8") == "mine\n"
+
 def test_a_file_at_out_that_cannot_be_read_is_kept(example_run: op.Run, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch, plots_not_encoded: None) -> None:
     """Before, a file the report could not read (mode 000 for another user) was taken for no file of

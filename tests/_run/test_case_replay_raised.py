@@ -221,3 +221,64 @@ def test_a_replay_that_raised_on_a_fresh_instance_does_not_blame_an_earlier_one(
     assert len(faults) == 6 and set(faults["verdict"]) == {"missing"}
     assert set(faults["reason"].str.startswith("replay_raised: KeyError: 'refund_id'")) == {True}
     assert not faults["reason"].str.contains("earlier replay").any()
+
+
+STALLS = '''
+
+import threading
+
+#: Set by the test once it has looked: until then a refund on a fresh instance never returns.
+GO_ON = threading.Event()
+
+
+class StallingDesk(HeldDesk):
+    """The run's first instance refunds at once; every later one (built after a replay raised) stalls."""
+
+    built = 0
+
+    def __init__(self):
+        super().__init__()
+        StallingDesk.built += 1
+        self.fresh = StallingDesk.built > 1
+
+    def issue_refund(self, order_id, amount):
+        if self.fresh:
+            GO_ON.wait(60)
+        return super().issue_refund(order_id, amount)
+'''
+
+
+def test_a_call_abandoned_on_the_fresh_instance_is_noted_on_that_instance(tmp_path: Path) -> None:
+    """The ``lookup`` replay after the ``issue_refund`` one raised runs on a fresh instance, and its refund there
+    exceeds ``case_timeout_s``: the call left running is on the fresh instance, so no later run of this process
+    may be given it while the call runs (its factory may hand out an instance it built before); the first
+    instance, which no call runs on, may be."""
+    from oloproof_nb._run.systems import BUSY_INSTANCE, Held
+    from oloproof_nb.errors import OloproofError
+
+    root = _suite(tmp_path / "suite", ("issue_refund", "lookup"))
+    with (root / "held_desk.py").open("a", encoding="utf-8") as desk:
+        desk.write(STALLS)
+    (root / "cases.jsonl").write_text((root / "cases.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n",
+                                      encoding="utf-8")
+    text = (root / "oloproof.yaml").read_text(encoding="utf-8")
+    (root / "oloproof.yaml").write_text(text.replace("case_timeout_s: 30", "case_timeout_s: 1"), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("held_desk_stalls", root / "held_desk.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    built: list[Any] = []
+
+    def factory() -> Any:
+        built.append(module.StallingDesk())
+        return built[-1]
+
+    try:
+        op.run(root, system=factory, out=tmp_path / "run", progress=False, cache=False)
+        assert len(built) >= 2 and built[1].fresh
+        with pytest.raises(OloproofError) as caught:
+            Held().add(built[1])
+        assert str(caught.value) == BUSY_INSTANCE
+        assert Held().add(built[0]) is built[0]
+    finally:
+        module.GO_ON.set()

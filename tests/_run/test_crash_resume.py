@@ -290,6 +290,41 @@ def test_the_system_ending_a_resume_is_not_blamed_for_a_case_run_another_process
     assert _abrupt_ends(out) == [{"how": "exit code 3", "rerun": [["c5", 1]]}]
 
 
+@pytest.mark.slow
+def test_a_kill_of_a_resume_notes_the_case_run_another_process_left_in_flight_as_run_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As above, but the resume running c4 again is killed from outside (``oloproof run`` noted ``killed by signal
+    SIGKILL``), an end a resume never blames on the system: c4 and c5 both run again, and ``abrupt_ends`` names
+    both. c5 is no case run of the killed process, yet it ran again all the same: left out of the note, its second
+    chance was one the gate's "resumed after … abrupt end" line never showed."""
+    from oloproof_nb._run.in_flight import note_end
+
+    root = _suite(tmp_path / "suite")
+    out = tmp_path / "run"
+    code = f"import oloproof_nb as op; op.run({str(root)!r}, out={str(out)!r}, progress=False)"
+    killed = subprocess.run([sys.executable, "-c", code], env=cli_env(RELSYS_KILL="run:c4"), timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    started = out / "started.jsonl"
+    pid = json.loads(started.read_text(encoding="utf-8").splitlines()[-1])["pid"]
+    resumed_pid = pid + 1
+    with started.open("a", encoding="utf-8") as notes:  # c5 on the killed run's second worker, c4 on the resume
+        notes.write(json.dumps({"case": "c5", "epoch": 1, "at": time.time(), "pid": pid}) + "\n")
+        notes.write(json.dumps({"case": "c4", "epoch": 1, "at": time.time(), "pid": resumed_pid}) + "\n")
+    ended = note_end(out, -signal.SIGKILL, pid=resumed_pid)
+    assert ended is not None and list(ended.started) == [("c4", 1)] and not ended.by_system
+    monkeypatch.delenv("RELSYS_KILL", raising=False)
+
+    run = op.run(root, out=out, resume=True, progress=False)
+
+    status = run.cases.set_index("case_id")["status"]
+    assert (status["c4"], status["c5"]) == ("completed", "completed")
+    assert _abrupt_ends(out) == [{"how": "killed by signal SIGKILL", "rerun": [["c4", 1], ["c5", 1]]}]
+    gated = run_cli("gate", str(out))
+    assert gated.returncode in (0, 1)
+    assert ("resumed after 1 abrupt end of the run's process (killed by signal SIGKILL); the 2 case runs in flight "
+            "were run again: cases 'c4', 'c5'") in " ".join(gated.stdout.split())
+
+
 # -- torn records ------------------------------------------------------------------------------------
 
 def _torn_copy(source: Path, target: Path, k: int, cut: int, *, orphan_replay: bool) -> bytes:

@@ -51,6 +51,22 @@ def test_an_instance_dropped_may_be_given_again_and_is_no_longer_kept(instance: 
     assert held.take_kept() == []  # nothing left to release: the run's caller releases it
 
 
+@pytest.mark.parametrize("kind", [Slotted, Plain], ids=["slots", "plain"])
+def test_every_instance_dropped_at_once_may_be_given_again_and_is_no_longer_kept(kind: type) -> None:
+    """A case whose replays raised twice replaced two instances, dropped together after it: each may be given again,
+    and neither is left to be released a second time at the run's end."""
+    held = Held()
+    first, second, third = kind(), kind(), kind()
+    for instance in (first, second, third):
+        held.add(instance)
+    held.drop(first, second)
+    assert held.add(second) is second and held.add(first) is first  # given again after the drop
+    with pytest.raises(OloproofError):
+        held.add(third)  # still held: not dropped
+    held.drop(first, second, third)
+    assert held.take_kept() == []
+
+
 def test_an_instance_without_weak_references_is_handed_on_once_at_the_end() -> None:
     held, instance = Held(), Slotted()
     held.add(instance)
