@@ -381,7 +381,9 @@ def classify_outcome(
     run_started_at : datetime
         When the run started (timezone-aware). Freshness means ``modified_at >= run_started_at``, and
         ``modified_at`` no later than ``observed_at`` + :data:`FUTURE_MTIME_TOLERANCE` (a time further
-        ahead was set by hand or by a clock since set back: ``unverified``).
+        ahead was set by hand or by a clock since set back: ``unverified``), and ``observed_at`` not before
+        ``run_started_at`` (an observation taken before the run, as a cached one, shows nothing it wrote:
+        ``unverified``).
     waiting : bool
         The run declared a wait (an approval, a dependency): status ``waiting``.
     untouched : bool
@@ -406,7 +408,7 @@ def classify_outcome(
     (``expected_sha256`` set, an observed digest of the same kind, and they differ);
     ``validator_failed`` (the contract's validator ran and exited non-zero); ``unverified``
     (a required check has no evidence, or freshness is required and the modification time
-    lies after the observation); ``verified``.
+    lies after the observation or the observation before the run started); ``verified``.
 
     Keyed digests: when ``digest_key_env`` is set, the contract's ``expected_sha256`` holds the
     expected HMAC-SHA256 hex and the evidence must carry ``digest_kind="hmac-sha256"``. A digest
@@ -482,6 +484,11 @@ def _decide(
     if contract.require_fresh:
         if ev.modified_at is None:
             lacking.append("freshness required but no modification time observed")
+        elif ev.observed_at < start:  # and modified at or after the start: after it was seen, within the tolerance
+            lacking.append(
+                f"freshness cannot be shown: observed at {iso(ev.observed_at)}, before the run started at "
+                f"{iso(start)} (an observation taken before the run cannot have seen what it wrote)"
+            )
         elif ev.modified_at > ev.observed_at + FUTURE_MTIME_TOLERANCE:
             lacking.append(
                 f"freshness cannot be shown: modified at {iso(ev.modified_at)}, after it was observed at "

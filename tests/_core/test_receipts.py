@@ -179,6 +179,24 @@ def test_a_modification_time_after_the_observation_shows_no_freshness() -> None:
     assert classify(contract(require_fresh=False), evidence(modified_at=ahead)).status == "verified"
 
 
+def test_an_observation_taken_before_the_run_started_shows_no_freshness() -> None:
+    # an observe() that hands back an observation it cached a second before the run started, its modification
+    # time half a second after the start: within the tolerance of the observation, yet nothing observed before
+    # the run can show what the run wrote
+    before = evidence(observed_at=T0 - timedelta(seconds=1), modified_at=T0 + timedelta(milliseconds=500))
+    r = classify(contract(**FULL), before)
+    assert r.status == "unverified"
+    assert r.reason == ("unverified: freshness cannot be shown: observed at 2026-07-25T13:59:59.000000Z, before the "
+                        "run started at 2026-07-25T14:00:00.000000Z (an observation taken before the run cannot "
+                        "have seen what it wrote)")
+    # observed at the start itself is after it; and without freshness required the observation's time does not matter
+    assert classify(contract(**FULL), evidence(observed_at=T0, modified_at=T0)).status == "verified"
+    assert classify(contract(require_fresh=False), before).status == "verified"
+    # a time before the start is stale first, whenever it was observed
+    assert classify(contract(**FULL), evidence(observed_at=T0 - timedelta(seconds=1), modified_at=T_OLD)).status \
+        == "stale"
+
+
 def test_freshness_not_required_accepts_old_artifact() -> None:
     r = classify(contract(require_fresh=False), evidence(modified_at=T_OLD))
     assert r.status == "verified"
