@@ -12,7 +12,8 @@ exit 2 too (and, the command's JSON object written, no second one). A Ctrl-C whi
 2 and ``oloproof: interrupted``, as during the command, and so is an exception that stops the import (a broken
 install, a memory limit that refuses a compiled module): one line, ``oloproof: error: the oloproof_nb package could
 not be imported: …``, where Python printed its traceback and exited 1 (a BLOCK to ``gate``, "not blocking" to a
-hook runner).
+hook runner). An exception the imported command raises past its own handling is a bug of it: ``oloproof: internal
+error: …`` naming the file that keeps its traceback, as the command says of the bugs it handles.
 A signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Once the command has
 returned, :func:`main` does the work Python does at exit with these handlers still installed and ends the process
 (:func:`_end`): Python's own wind-down put every handler back to the default before it tore the modules down
@@ -176,11 +177,27 @@ def _run(argv: Sequence[str]) -> int:
         # a broken install (a dependency missing or of a version without a name it needs), a memory limit that
         # refuses a compiled module: exit 1 is a BLOCK to `gate`, and "not blocking" to a hook runner, which let
         # the agent stop with no receipt verified. The command's own errors are its lines and exit 2 already
-        where = "" if "oloproof_nb.cli" in sys.modules else "the oloproof_nb package could not be imported: "
         what = type(exc).__name__ + (f": {exc}" if str(exc).strip() else "")  # MemoryError has no message
-        _interrupted(where + _ascii_line(what), _wants_json(argv) and not _json_written(), kind="error",
-                     prefix="error: ")
+        if "oloproof_nb.cli" in sys.modules:  # imported: a bug of the command's, outside its own handling
+            _interrupted(_ascii_line(f"{what} (a bug in oloproof_nb; the traceback is in {_saved_traceback()})"),
+                         _wants_json(argv) and not _json_written(), kind="internal error", prefix="internal error: ")
+        else:
+            _interrupted("the oloproof_nb package could not be imported: " + _ascii_line(what),
+                         _wants_json(argv) and not _json_written(), kind="error", prefix="error: ")
         return 2
+
+
+def _saved_traceback() -> str:
+    """The file that keeps the traceback being handled, as the command keeps the traceback of its own bugs (a bug
+    past the command's handling was one line naming the exception, its traceback lost)."""
+    try:
+        import traceback
+
+        from oloproof_nb.cli.dispatch import _save_internal_traceback
+
+        return _save_internal_traceback(traceback.format_exc())
+    except Exception:  # noqa: BLE001 - the line is said without it
+        return "(it could not be saved)"
 
 
 #: The most characters of an exception's text :func:`_ascii_line` keeps (``oloproof_nb.errors.MESSAGE_LIMIT``).

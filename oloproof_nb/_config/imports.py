@@ -846,9 +846,12 @@ def load_check(root: Path, spec: str, file: str | Path = "oloproof.yaml", key: s
                                      "with (case, initial_state, final_state, trajectory)")
     # the run calls a check as a plain function and reads what it returns: an async def check gave a coroutine,
     # never run (each case missing, "check returned <coroutine object …>", and Python's "never awaited" warning
-    # pointing at oloproof), a generator function a generator, on every case of the run
-    made = ("an async def function" if inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target)
-            else "a generator function" if inspect.isgeneratorfunction(target) else "")
+    # pointing at oloproof), a generator function a generator, on every case of the run; an object whose __call__
+    # is one (a check built by a class) is called the same way
+    called = [target] if inspect.isclass(target) else [target, inspect.getattr_static(type(target), "__call__", None)]
+    made = ("an async def function" if any(inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f)
+                                           for f in called)
+            else "a generator function" if any(inspect.isgeneratorfunction(f) for f in called) else "")
     if made:
         raise ConfigError(file, key, f"{quote(spec)} is {made}: a check is called as a plain function and never "
                                      "awaited or iterated; make it a def that returns True, False, None, a (verdict, "

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._config.imports import class_source, code_digests, code_layers, methods_elsewhere, portable_name, user_classes
-from .._core.canonical import digest
+from .._core.canonical import canonical_json, digest
 from ..errors import OloproofError, quote, storable
 from .sandbox import failure_reason
 from .timeouts import CaseTimeout, call_with_timeout, system_traceback
@@ -423,7 +423,15 @@ def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> s
     settings = [[name, _settings(value, budget)] for name, value in attributes]
     if not settings and not partials:  # built with no settings: the key it had, so existing entries stay valid
         return fingerprint
-    return digest({"code": fingerprint, "settings": settings, "partial": partials})
+    return _settings_digest({"code": fingerprint, "settings": settings, "partial": partials})
+
+
+def _settings_digest(picture: Any) -> str:
+    """:func:`~.._core.canonical.digest` of a replay key's ``picture``, a lone surrogate in its text taken as its own
+    code point (``surrogatepass``; text that is UTF-8 gives the digest it had). A path Python read from a name that is
+    not UTF-8 (``os.listdir`` of a Latin-1 tool's ``caf\\xe9.txt``) holds one, as a setting or in a fresh folder:
+    the digest raised ``UnicodeEncodeError``, for every instance built with it."""
+    return hashlib.sha256(canonical_json(picture).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ReplayPrints:
@@ -611,7 +619,7 @@ def _folder_content(folder: pathlib.Path) -> str | None:
                     found.append([relative, "folder" if stat.S_ISDIR(st.st_mode) else "other"])
     except (OSError, ValueError):
         return None
-    return digest(sorted(found))
+    return _settings_digest(sorted(found))
 
 
 def _raise(exc: OSError) -> None:

@@ -11,6 +11,7 @@ module only reads what it returned.
 from __future__ import annotations
 
 import decimal
+import inspect
 import numbers
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -103,6 +104,13 @@ def interpret_check(value: Any, pass_threshold: float | None = None
     (('pass', ''), ('fail', 'score 0.5 is below pass_threshold 1'))
     """
     reason, returned = "", value
+    if inspect.iscoroutine(value) or inspect.isgenerator(value):
+        # a def that hands on an async one's result (a decorator's wrapper, a lambda), which the suite's load cannot
+        # tell from a plain def: "check returned <coroutine object …>" and Python's "never awaited" warning, which
+        # pointed at oloproof; closed, never run
+        value.close()
+        made = "a coroutine, never awaited" if inspect.iscoroutine(value) else "a generator, never iterated"
+        return "missing", f"check returned {made} (of {quote(value.__name__, 80)}); {_ALLOWED}"
     if isinstance(value, tuple) and len(value) == 2 and (value[1] is None or isinstance(value[1], str)):
         value, why = value  # a reason is text: (True, False) is two conditions, not a verdict and its reason
         reason = "" if why is None else storable(why)

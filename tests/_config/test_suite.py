@@ -508,7 +508,12 @@ CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return Tru
           "def loose(case, *rest, strict=False):\n    return True\n"
           "async def awaited(case, initial_state, final_state, trajectory):\n    return True\n"
           "async def streamed(case, initial_state, final_state, trajectory):\n    yield True\n"
-          "def generated(case, initial_state, final_state, trajectory):\n    yield True\n")
+          "def generated(case, initial_state, final_state, trajectory):\n    yield True\n"
+          "class Awaiting:\n    async def __call__(self, case, initial_state, final_state, trajectory):\n"
+          "        return True\nawaiting = Awaiting()\n"
+          "class Yielding:\n    def __call__(self, case, initial_state, final_state, trajectory):\n"
+          "        yield True\nyielding = Yielding()\n"
+          "import functools\npartly = functools.partial(awaited)\n")
 
 
 @pytest.mark.parametrize(("check", "message"), [
@@ -525,6 +530,10 @@ CHECKS = ("def ok(case, initial_state, final_state, trajectory):\n    return Tru
                        "awaited or iterated"),
     ("checks:streamed", "is an async def function"),
     ("checks:generated", "'checks:generated' is a generator function"),
+    # an object whose __call__ is one is called the same way, and so is a partial of one
+    ("checks:awaiting", "'checks:awaiting' is an async def function"),
+    ("checks:yielding", "'checks:yielding' is a generator function"),
+    ("checks:partly", "'checks:partly' is an async def function"),
 ])
 def test_a_python_check_that_cannot_be_imported_fails_when_the_suite_loads(make_suite, check: str,
                                                                           message: str) -> None:

@@ -8,6 +8,8 @@ replay of such a system ever came from the cache.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -132,6 +134,36 @@ def test_a_fresh_temporary_folder_keys_by_what_it_holds() -> None:
         for m in made:
             (Path(m) / "policy.txt").unlink()
             os.rmdir(m)
+
+
+def test_a_path_setting_read_from_a_name_that_is_not_utf8_keys_the_instance() -> None:
+    """``os.listdir`` gives a Latin-1 tool's ``caf\\xe9.txt`` as text holding a lone surrogate: the key's digest
+    raised ``UnicodeEncodeError`` for an instance given that path. Two such paths key two ways; a path of UTF-8 text
+    keeps the key it had."""
+    keys = [replay_fingerprint(_Desk(f"/srv/desk/caf{char}.txt"), _Desk, "f" * 64) for char in "\udce9\udce8\ud800"]
+    assert len(set(keys)) == 3
+    plain = {"code": "f" * 64, "settings": [["path", "/srv/desk/cafe.txt"], ["careful", True]], "partial": []}
+    assert replay_fingerprint(_Desk("/srv/desk/cafe.txt"), _Desk, "f" * 64) == \
+        hashlib.sha256(json.dumps(plain, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def test_a_fresh_temporary_folder_holding_a_name_that_is_not_utf8_keys_by_its_bytes() -> None:
+    """A file or link a Latin-1 tool named (the byte 0xE9) in the folder: the key's digest raised
+    ``UnicodeEncodeError`` on the name, for every instance built on the folder. Two such names key two ways."""
+    made = tempfile.mkdtemp(prefix="desk-")
+    folder = os.fsencode(made)
+    try:
+        Path(made, "policy.txt").write_text("refund twice: never", encoding="utf-8")
+        with open(os.path.join(folder, b"caf\xe9.txt"), "wb") as file:
+            file.write(b"notes")
+        os.symlink(b"caf\xe9.txt", os.path.join(folder, b"link"))
+        first = replay_fingerprint(_Desk(made), _Desk, "f" * 64)
+        os.rename(os.path.join(folder, b"caf\xe9.txt"), os.path.join(folder, b"caf\xe8.txt"))
+        assert replay_fingerprint(_Desk(made), _Desk, "f" * 64) != first
+    finally:
+        for name in os.listdir(folder):
+            os.unlink(os.path.join(folder, name))
+        os.rmdir(made)
 
 
 def test_replay_prints_key_each_instance_by_its_own_settings_as_built() -> None:

@@ -110,3 +110,45 @@ def test_a_package_that_cannot_be_imported_is_exit_2_for_every_command(oloproof:
     for args in (["gate", str(tmp_path / "run")], ["receipt", str(write_contract(tmp_path / "task"))]):
         done = oloproof(*args, fail=fail)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", line), args
+
+
+#: Runs the console script's entry with the package imported and its parser broken: a bug of the command's raised
+#: before the command's own handling of its bugs.
+BROKEN_PARSER = textwrap.dedent('''
+    import sys
+
+    import oloproof_nb.cli.dispatch as dispatch
+
+
+    def build_parser(**_):
+        raise RuntimeError("parser broken\\nat \\x1b[31mline 2")
+
+
+    dispatch.build_parser = build_parser
+    sys.argv = ["oloproof", *sys.argv[1:]]
+    import _oloproof_nb_entry
+
+    _oloproof_nb_entry.main()
+''')
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_bug_after_the_package_is_imported_keeps_its_traceback(tmp_path: Path, as_json: bool) -> None:
+    """A bug the command raised past its own handling was ``oloproof: error: RuntimeError: …``: an error of the
+    user's, its traceback in no file. It is an internal error naming the file that keeps the traceback, as the
+    command says of a bug it handles."""
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONWARNINGS": "ignore"}
+    args = ["receipt", str(write_contract(tmp_path / "task")), *(["--json"] if as_json else [])]
+    done = subprocess.run([sys.executable, "-c", BROKEN_PARSER, *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+    kept = sorted(tmp_path.glob("oloproof-internal-error-*.txt"))
+    assert len(kept) == 1, done.stderr
+    line = (f"oloproof: internal error: RuntimeError: parser broken at \\x1b[31mline 2 (a bug in oloproof_nb; the "
+            f"traceback is in {kept[0]})\n")
+    assert (done.returncode, done.stderr) == (2, line)
+    assert done.stdout == ("" if not as_json else json.dumps({"error": "internal error",
+                                                                "message": line[len("oloproof: internal error: "):-1]})
+                           + "\n")
+    text = kept[0].read_text(encoding="utf-8")
+    assert text.startswith("Traceback (most recent call last):") and "in build_parser" in text
+    assert text.rstrip().endswith("RuntimeError: parser broken\nat \x1b[31mline 2")

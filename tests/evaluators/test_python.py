@@ -218,6 +218,26 @@ def test_a_pair_whose_second_item_is_no_text_is_not_a_verdict_and_reason(value: 
                                                       f"{type(value[1]).__name__}")
 
 
+def test_a_coroutine_or_generator_a_check_hands_on_is_missing_and_closed() -> None:
+    """A plain def handing on an async check's result (a decorator's wrapper) passes the suite's load: its coroutine
+    was "check returned <coroutine object …>", left for Python to warn "never awaited". It is said as what it is,
+    and closed without running."""
+    async def refunded_once() -> bool:
+        raise AssertionError("never run")
+
+    def steps() -> Any:
+        yield True
+
+    made = refunded_once(), steps()
+    got = [interpret_check(value) for value in made]
+    assert got == [
+        ("missing", "check returned a coroutine, never awaited (of 'refunded_once'); return True, False, None or a "
+                    "(verdict, reason) pair"),
+        ("missing", "check returned a generator, never iterated (of 'steps'); return True, False, None or a (verdict, "
+                    "reason) pair")]
+    assert made[0].cr_frame is None and made[1].gi_frame is None  # closed: no "never awaited" warning to come
+
+
 SCORE_HELP = ("a number is no verdict: give the check pass_threshold: (the lowest score that passes, 1 for full "
               "credit only), or return True, False, None or a (verdict, reason) pair")
 
