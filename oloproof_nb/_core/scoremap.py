@@ -27,8 +27,8 @@ no score               ``missing``   the scorer did not score the sample (or the
 
 ``score_map`` changes the table: a mapping ``{value: verdict}`` is applied first (``{"P": "pass"}``
 makes partial credit pass; keys are compared as given, strings also stripped and upper-cased for the
-letter codes), or a callable ``f(value) -> verdict`` (``"pass"``/``"fail"``/``"missing"``, a bool, or
-None for missing) replaces the table.
+letter codes, a bool only with a bool: ``{1: "fail"}`` is no verdict of ``True``), or a callable
+``f(value) -> verdict`` (``"pass"``/``"fail"``/``"missing"``, a bool, or None for missing) replaces the table.
 
 The default table reads strings exactly as Inspect's own metrics do (``inspect_ai.scorer.value_to_float``):
 the letter codes only as written (``"c"`` or ``" C"`` is not ``CORRECT``: Inspect's accuracy counts it 0),
@@ -103,11 +103,22 @@ def _lookup(score_map: Mapping[Any, Any], value: Any) -> Verdict | None:
         keys.append(value.strip().upper())
     for key in keys:
         try:
-            if key in score_map:
+            if key in score_map and _same_kind(score_map, key):
                 return _as_verdict(score_map[key])
         except TypeError:  # an unhashable value (a dict or a list)
             return None
     return None
+
+
+def _same_kind(score_map: Mapping[Any, Any], key: Any) -> bool:
+    """Whether ``score_map`` holds ``key`` as a bool when it is one, and as a number when it is a number: a dict
+    finds ``True`` under ``1`` (``True == 1``), so ``{1: "fail"}`` for a rating's 1 failed every ``True`` score,
+    which the table passes."""
+    if not (is_bool(key) or isinstance(key, numbers.Number)):
+        return True
+    wanted = is_bool(key)
+    return any(is_bool(held) == wanted for held in score_map
+               if (is_bool(held) or isinstance(held, numbers.Number)) and held == key)
 
 
 #: What :func:`score_verdict` says of a score it gives no verdict, after ``score <value>``.

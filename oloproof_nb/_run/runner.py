@@ -350,7 +350,7 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
     the case run in flight a fresh try that nothing shows. ``done`` gains the keys recorded.
     """
     in_flight = read_in_flight(store.directory)
-    rerun = None
+    reruns: list[InFlight] = []
     if in_flight is not None and in_flight.by_system:
         settings = RunSettings(run_id=store.manifest.run_id, system_version=None, timeout_s=suite.config.case_timeout_s,
                                suite_root=None, evaluators=list(suite.config.evaluators))
@@ -369,14 +369,17 @@ def _settle_in_flight(store: RunStore, suite: Suite, epochs: int, done: set[tupl
                 done.add(key)
                 if done.issuperset(in_flight.started):
                     break
-        # finished on another worker, their records lost with the process, or left in flight by an earlier process
-        # whose end nothing saw: they run again
-        if in_flight.lost or in_flight.earlier:
-            rerun = InFlight(dict.fromkeys([*in_flight.lost, *in_flight.earlier], 0.0), in_flight.how)
+        # finished on another worker, their records lost with the process: they run again
+        if in_flight.lost:
+            reruns.append(InFlight(dict.fromkeys(in_flight.lost, 0.0), in_flight.how))
     elif in_flight is not None:  # a stop the process saw is noted too: the system may have sent it
         how = stopped_how(in_flight.stop_signal) if in_flight.stopped and in_flight.how is None else in_flight.how
-        rerun = InFlight({**in_flight.started, **dict.fromkeys([*in_flight.lost, *in_flight.earlier], 0.0)}, how)
-    store.settle_in_flight(rerun)
+        reruns.append(InFlight({**in_flight.started, **dict.fromkeys(in_flight.lost, 0.0)}, how))
+    if in_flight is not None and in_flight.earlier:
+        # left in flight by an earlier process whose end nothing saw: they run again, under that end (the one noted
+        # is another process's, which never ran them), kept before it
+        reruns.insert(0, InFlight(dict.fromkeys(in_flight.earlier, 0.0)))
+    store.settle_in_flight(*reruns)
 
 
 #: How ``abrupt_ends`` names a stop the run's process saw (a ``KeyboardInterrupt``) with case runs in flight: the

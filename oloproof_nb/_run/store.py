@@ -608,13 +608,15 @@ class RunStore:
                 self._closed_under = exc.errno == errno.EBADF
                 raise _write_error(self.directory / STARTED, exc) from None
 
-    def settle_in_flight(self, rerun: InFlight | None) -> None:
+    def settle_in_flight(self, *reruns: InFlight | None) -> None:
         """Forget ``started.jsonl`` once a resume has recorded its case runs ``error`` or is to run them again;
-        ``rerun``: the end whose case runs run again, kept in the manifest's ``abrupt_ends`` first (a kill in
-        between counts it twice, never not at all)."""
-        if rerun is not None and rerun.started:
-            end = AbruptEnd(how=rerun.how, rerun=list(rerun.started))
-            self.manifest = self.manifest.model_copy(update={"abrupt_ends": [*(self.manifest.abrupt_ends or []), end]})
+        ``reruns``: the ends whose case runs run again, in their order, kept in the manifest's ``abrupt_ends`` first
+        (a kill in between counts them twice, never not at all)."""
+        ends = [AbruptEnd(how=rerun.how, rerun=list(rerun.started)) for rerun in reruns
+                if rerun is not None and rerun.started]
+        if ends:
+            self.manifest = self.manifest.model_copy(update={"abrupt_ends": [*(self.manifest.abrupt_ends or []),
+                                                                             *ends]})
             self.write_manifest(durable=self.fsync == "record")
         self._forget_started()
 

@@ -360,8 +360,9 @@ the contract file's folder, stdin/stdout/stderr on /dev/null, this process's env
 without the digest_key_env variable; exit 0 accepts.
 
 as a completion hook (Claude Code .claude/settings.json), the contract named by an absolute
-path (a hook starts in the agent's current folder) and a timeout beyond the validator's 60 s:
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "timeout": 120,
+path (a hook starts in the agent's current folder) and a timeout beyond the artifact's read
+(60 s) and the validator's 60 s after it:
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "timeout": 150,
       "command": "oloproof receipt \\"$CLAUDE_PROJECT_DIR\\"/.oloproof/CONTRACT.json"}]}]}}
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from oloproof_nb._core.scoremap import score_verdict
 
 
@@ -11,3 +13,24 @@ def test_a_bool_score_is_pass_or_fail_whatever_the_threshold() -> None:
     assert score_verdict(True, pass_threshold=2) == ("pass", "")
     assert score_verdict(False, pass_threshold=0) == ("fail", "score False")
     assert score_verdict(True, pass_threshold=0.5) == ("pass", "")  # and within [0, 1] as before
+
+
+def test_a_score_map_keeps_bools_and_numbers_apart() -> None:
+    """Python's dict finds ``True`` under ``1``: ``{1: "fail"}``, written for a rating's 1, failed every ``True`` score,
+    which the table passes, and ``{True: "fail"}`` failed a 1, full marks on the [0, 1] scale."""
+    ratings = {1: "fail", 0: "missing"}
+    assert score_verdict(True, ratings) == ("pass", "")
+    assert score_verdict(False, ratings) == ("fail", "score False")
+    assert score_verdict(1, ratings) == ("fail", "score 1")
+    assert score_verdict(1.0, ratings) == ("fail", "score 1.0")  # a number key matches the equal float
+    bools = {True: "fail"}
+    assert score_verdict(True, bools) == ("fail", "score True")
+    assert score_verdict(1, bools)[0] == "pass"  # the table: full marks on the [0, 1] scale
+    assert score_verdict(5, bools)[0] == "missing"
+
+
+def test_a_score_map_keeps_numpy_bools_with_bools() -> None:
+    np = pytest.importorskip("numpy")
+    assert score_verdict(np.True_, {True: "fail"})[0] == "fail"
+    assert score_verdict(np.True_, {1: "fail"}) == score_verdict(np.True_)  # the map says nothing of it
+    assert score_verdict(np.int64(1), {1: "fail"})[0] == "fail"

@@ -1406,7 +1406,10 @@ def test_each_abrupt_end_a_resume_settles_is_added_to_the_manifest_in_order(tmp_
     store.settle_in_flight(None)  # an end recorded as error: nothing ran again
     store.settle_in_flight(InFlight({}, "killed by signal SIGTERM"))  # nothing in flight ran again
     store.settle_in_flight(InFlight({("c", 2): 1.0, ("a", 1): 2.0}))  # a second end, not seen: kept in its order
-    ends = [{"how": "killed by signal SIGKILL", "rerun": [["a", 1]]}, {"how": None, "rerun": [["c", 2], ["a", 1]]}]
+    # one settling of two ends: case runs an earlier process left (its end not seen), then those of the end noted
+    store.settle_in_flight(InFlight({("d", 1): 0.0}), None, InFlight({("e", 1): 0.0}, "exit code 3"))
+    ends = [{"how": "killed by signal SIGKILL", "rerun": [["a", 1]]}, {"how": None, "rerun": [["c", 2], ["a", 1]]},
+            {"how": None, "rerun": [["d", 1]]}, {"how": "exit code 3", "rerun": [["e", 1]]}]
     on_disk = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
     assert on_disk["abrupt_ends"] == ends
     store.close()
