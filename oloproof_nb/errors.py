@@ -206,7 +206,7 @@ def quote_value(value: Any) -> str:
     """
     if value is None or isinstance(value, bool):
         return "null" if value is None else str(value).lower()
-    if isinstance(value, datetime.date):  # a datetime too
+    if type(value) in (datetime.date, datetime.datetime):  # as YAML gives them; a pandas Timestamp keeps its repr
         return str(value)
     return quote(value)
 
@@ -638,7 +638,8 @@ def validation_problem(exc: ValidationError, prefix: str = "",
     msg = clip(msg, QUOTE_LIMIT + 100)  # the net: a few words and one quoted value
     plain = isinstance(got, (dict, list)) or err["type"].startswith("value_error")
     shown = "" if plain else f" (got {quote_value(got)})"
-    if isinstance(got, datetime.date) and err["type"] == "string_type":  # YAML's reading, not the user's
+    # YAML's reading, not the user's (a date or a time as YAML gives it)
+    if type(got) in (datetime.date, datetime.datetime) and err["type"] == "string_type":
         shown = f" (got {quote_value(got)}, which YAML reads as a {_date_kind(got)}: quote it for text)"
     return key, f"{msg}{shown}", err
 
