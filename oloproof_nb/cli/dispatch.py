@@ -89,6 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not stop.code:
                 _parser_output_delivered(out)
             raise
+        except OSError:  # Python 3.10's argparse lets its write's error through (3.11 ignores it)
+            if out.lost is None:
+                raise
+            _parser_output_delivered(out)
+            raise
         code = _dispatch(args, _warn)
         try:
             sys.stdout.flush()  # a reader that left is found here at the latest
