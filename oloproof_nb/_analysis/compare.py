@@ -91,6 +91,7 @@ from .._config.files import yaml_number
 from .._config.release import ReleaseConfig, check_reductions, load_release, parse_release, revalidated
 from .._core.epochs import parse_reduce
 from .._core.stats import is_clustered
+from .._run.baseline import NOOP_VERSION
 from ..errors import ConfigError, OloproofError, format_loc, warn_at_caller
 from .columns import TEXT, Column, FrameSpec
 from .compare_notes import comparison_notes, metadata_changes, relaxed_rule, rule_changes, unchecked_criteria
@@ -395,9 +396,30 @@ def _common_criteria(base: Run, candidate: Run) -> list[str]:
     return [c for c in base.criteria if c in names]
 
 
+def _refuse_idle(base: Run, candidate: Run) -> None:
+    """Refuse a do-nothing baseline (system ``oloproof-noop``, :func:`oloproof_nb.baseline`) given as either run, or
+    pooled into it: it is no version of the agent, so a candidate that is one read REGRESSION in Python (and a base
+    that is one let any agent clear it) where ``oloproof compare`` refused it, exit 2. As ``op.load_runs`` refuses
+    to pool it with the agent's runs; it reads only the manifests.
+
+    Raises
+    ------
+    OloproofError
+        Naming the baseline's folder, and where to give it instead.
+    """
+    for side, run in (("base", base), ("candidate", candidate)):
+        idle = [r for r in run.runs if r.manifest.system_version == NOOP_VERSION]
+        if idle:
+            raise OloproofError(f"{idle[0].directory}: the {side} run {idle[0].run_id} is the do-nothing baseline "
+                                f"(system {NOOP_VERSION}), not a version of the agent, so a comparison with it "
+                                "decides nothing; compare two runs of the agent, and give the baseline to the gate "
+                                "(op.gate(run, baseline=...), oloproof gate --baseline)")
+
+
 def compare_release(base: Run, candidate: Run, release: ReleaseLike | None) -> ReleaseConfig:
     """The release settings :func:`compare` applies to the two runs (it raises what compare would raise for
-    ``release``); it reads only their configuration."""
+    ``release``, and for a do-nothing baseline: :func:`_refuse_idle`); it reads only their configuration."""
+    _refuse_idle(base, candidate)
     return _release(candidate, release, _common_criteria(base, candidate), _split_names(base, candidate),
                     _judged(base, candidate))
 
@@ -520,6 +542,7 @@ def compare(base: RunLike, candidate: RunLike, release: ReleaseLike | None = Non
     >>> cmp.verdict, cmp.table[["criterion", "difference", "ci_low", "ci_high", "verdict"]]   # doctest: +SKIP
     """
     base_run, cand_run = as_run(base, "compare: base"), as_run(candidate, "compare: candidate")
+    _refuse_idle(base_run, cand_run)
     if _same_run(base_run, cand_run):
         # one run given twice, or a copied folder of it (a CI artifact downloaded twice): no second version. A
         # run re-judged (an Inspect AI log scored with other options) or cut short keeps its id: compared

@@ -31,9 +31,10 @@ def bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
     """Submit ``items`` with at most ``limit`` tasks in flight; yield results as they complete.
 
     An item sharing one of its ``keys`` (files it observes, see :func:`~.observe.shared_files`) with a task in flight
-    waits until that task is done; later items go ahead meanwhile (:class:`HeldBack`). A task that failed is
-    raised as ``lost(item, error)`` says (None: its own error). When the caller stops early (an error, Ctrl-C),
-    the tasks still in flight are cancelled: those not started never run (a Dask cluster ran every queued batch
+    waits until that task is done; later items go ahead meanwhile (:class:`HeldBack`). The tasks one wait finds
+    done are taken in the order submitted: each that succeeded is yielded, then the first that failed is raised
+    as ``lost(item, error)`` says (None: its own error). When the caller stops early (an error, Ctrl-C), the
+    tasks still in flight are cancelled: those not started never run (a Dask cluster ran every queued batch
     of a stopped run, whose records nobody kept, and a resume ran their cases again). A task the executor
     cancelled is failed with ``CancelledError``, though no ``wait`` sees it end (:data:`_CANCELLED_POLL_S`).
     """
@@ -50,20 +51,29 @@ def bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
                 return  # nothing in flight holds a key: nothing waits
             done, _ = wait(in_flight, timeout=_CANCELLED_POLL_S, return_when=FIRST_COMPLETED)
             done |= {future for future in in_flight if future.cancelled()}  # no wait() sees them end
-            while done:
-                future = done.pop()
+            # in the order submitted, every success before the first failure: raised first, a batch that finished
+            # in the same wait was dropped, its records never written, and the resume ran its cases again
+            finished = collections.deque(future for future in in_flight if future in done)
+            del done
+            failed: list[tuple[T, Exception]] = []
+            while finished:
+                future = finished.popleft()
                 item, held = in_flight.pop(future)
                 busy.subtract(held)
                 try:
                     result = future.result()
                 except Exception as exc:
-                    if (instead := lost(item, exc)) is None:
-                        raise
-                    raise instead from exc
+                    failed.append((item, exc))
+                    continue
                 # not held while the caller works and the next wait runs: a Dask future held keeps its result on
                 # the worker, and when that worker died the scheduler ran the batch again, a recorded case twice
                 del future
                 yield result
+            if failed:
+                first, error = failed[0]
+                if (instead := lost(first, error)) is None:
+                    raise error
+                raise instead from error
     finally:
         for future in in_flight:
             future.cancel()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 import pytest
 
@@ -68,6 +68,31 @@ def test_bounded_raises_a_failed_task_as_lost_says() -> None:
         list(bounded(submit, [0], 1, lost=lost))
     with pytest.raises(KeyError):
         list(bounded(submit, [1], 1, lost=lost))
+
+
+def test_bounded_gives_every_task_done_in_the_same_wait_before_raising_a_failed_one() -> None:
+    """Tasks a wait finds done, two failed among them: each that succeeded is given, in the order submitted, and
+    then the first failure submitted is raised. Raised first, a batch that had finished was dropped: its records
+    were never written and a resume ran its cases again."""
+    def task(item: int) -> int:
+        if item in (0, 3):
+            raise KeyError(item)
+        return item
+
+    submitted: list[Future[int]] = []
+    got: list[int] = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        def submit(item: int) -> Future[int]:
+            submitted.append(pool.submit(task, item))
+            if len(submitted) == 6:  # all done before bounded waits: one wait finds every task done
+                wait(submitted)
+            return submitted[-1]
+
+        with pytest.raises(KeyError) as raised:
+            for result in bounded(submit, range(6), 6):
+                got.append(result)
+    assert got == [1, 2, 4, 5]
+    assert raised.value.args == (0,)
 
 
 @pytest.mark.parametrize("seed", range(5))
