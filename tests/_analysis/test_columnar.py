@@ -361,6 +361,53 @@ def test_a_recorded_copy_whose_json_cell_is_no_single_value_is_one_line(blocked_
         _ = op.load_run(directory).steps
 
 
+def _not_utf8(cells: list[str]) -> pa.Array:
+    """``cells`` as a large_string array whose first cell starts with the byte 0xA1 (no UTF-8): Arrow builds it from
+    its buffers unchecked, as a damaged file's page is read."""
+    data = [b"\xa1" + cells[0].encode("utf-8")[1:], *(cell.encode("utf-8") for cell in cells[1:])]
+    offsets = [0]
+    for cell in data:
+        offsets.append(offsets[-1] + len(cell))
+    return pa.Array.from_buffers(pa.large_string(), len(data),
+                                 [None, pa.py_buffer(pa.array(offsets, type=pa.int64()).buffers()[1]),
+                                  pa.py_buffer(b"".join(data))])
+
+
+@pytest.mark.parametrize(("name", "column"), [("verdicts", "criterion"), ("cases", "case_id")])
+def test_a_recorded_copy_whose_text_is_no_utf8_is_one_line(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
+                                                           name: str, column: str) -> None:
+    """A frame file whose text cell is no UTF-8, recorded in _source.json as the copy's own (a damaged file):
+    Parquet's reader does not check text, so a ``criterion`` cell made ``oloproof gate`` an internal error
+    (ArrowException) and a ``case_id`` cell was gated without a word (exit 1); now one line naming the file and the
+    column, exit 2."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    path = columnar.frame_path(directory, name)
+    table = pq.read_table(path)
+    index = table.schema.get_field_index(column)
+    pq.write_table(table.set_column(index, table.schema.field(index), _not_utf8(table[column].to_pylist())), path)
+    _record_as_written(directory, name)
+    out = run_cli("gate", str(directory))
+    assert out.returncode == 2
+    assert one_error_line(out.stderr).startswith(f"oloproof: error: {path}: not what a columnar copy writes (column "
+                                                 f"{column}: ")
+    assert "Invalid UTF8" in out.stderr and out.stderr.endswith(f"; delete {path.parent} to rebuild it from the "
+                                                                "journal\n")
+
+
+def test_a_frame_file_whose_column_name_is_no_utf8_is_one_line(blocked_run: tuple[Path, op.Gate],
+                                                               tmp_path: Path) -> None:
+    """snapshots.parquet whose ``state_ref`` column is named in bytes that are no UTF-8 (a damaged footer, its size
+    and modification time recorded): reading its schema raised UnicodeDecodeError, an internal error."""
+    directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
+    path = columnar.frame_path(directory, "snapshots")
+    data = path.read_bytes()
+    assert data.count(b"state_ref")
+    path.write_bytes(data.replace(b"state_ref", b"\xa1tate_ref"))  # the same size
+    _record_as_written(directory, "snapshots")
+    with pytest.raises(op.OloproofError, match=re.escape(f"{path}: cannot read the columnar copy (")):
+        _ = op.load_run(directory).snapshots
+
+
 def test_a_frames_link_into_another_run_is_replaced_and_that_runs_copy_left_alone(
         blocked_run: tuple[Path, op.Gate], make_suite: Callable[..., Path], tmp_path: Path) -> None:
     """A run folder whose ``frames`` is a symbolic link to another run's (a folder copied with its links): the
