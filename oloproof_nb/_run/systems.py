@@ -417,7 +417,7 @@ def replay_fingerprint(instance: Any, target: Any, fingerprint: str | None) -> s
         vouched = False
     if vouched:
         return fingerprint
-    budget = [_SETTINGS_NODES]
+    budget = _Reading(_folders_read(instance))
     partials = [_settings(layer, budget) for layer in code_layers(target) if isinstance(layer, functools.partial)]
     attributes = sorted(_constructor_attributes(instance), key=lambda kv: not isinstance(kv[1], _PLAIN))  # plain first
     settings = [[name, _settings(value, budget)] for name, value in attributes]
@@ -504,7 +504,44 @@ _BY_REPR = (complex, decimal.Decimal, fractions.Fraction, pathlib.PurePath, date
             datetime.timedelta, uuid.UUID, range)
 
 
-def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
+class _Reading:
+    """What :func:`_settings` may still read (``left`` values), and what each fresh temporary folder of the instance
+    held when this process first read it (``folders``, :func:`_folders_read`; None: read each time)."""
+
+    def __init__(self, folders: dict[str, str | None] | None = None) -> None:
+        self.left, self.folders = _SETTINGS_NODES, folders
+
+
+#: What each fresh temporary folder an instance holds a path in held when this process first read it for the
+#: instance (:func:`_in_fresh_folder`), by the instance's ``id`` with a weak reference to it.
+_FOLDERS_READ: dict[int, tuple[Callable[[], Any], dict[str, str | None]]] = {}
+_FOLDERS_READ_LOCK = threading.Lock()
+
+
+def _folders_read(instance: Any) -> dict[str, str | None] | None:
+    """What ``instance``'s fresh temporary folders held when this process first read them (filled in as they are
+    read), or None for an instance that takes no weak reference (its folders are read each time).
+
+    A folder is read as the instance is built, or, for an instance given to the run, as its first run starts; what the
+    system writes there later (its database, a journal) is its sandbox, not a setting: read again, an instance given
+    to two runs was "built with other settings" in the second (its resume refused, its two runs pooled two systems,
+    no replay from the cache)."""
+    try:
+        ref = weakref.ref(instance)
+    except TypeError:
+        return None
+    with _FOLDERS_READ_LOCK:
+        kept = _FOLDERS_READ.get(id(instance))
+        if kept is not None and kept[0]() is instance:
+            return kept[1]
+        for key in [key for key, (r, _) in _FOLDERS_READ.items() if r() is None]:
+            del _FOLDERS_READ[key]
+        folders: dict[str, str | None] = {}
+        _FOLDERS_READ[id(instance)] = (ref, folders)
+        return folders
+
+
+def _settings(value: Any, budget: _Reading, depth: int = 0) -> Any:
     """A JSON picture of ``value`` for the replay key: text, numbers, booleans and None as they are (JSON writes a
     float by its ``repr``; as text, ``0.5`` and ``"0.5"`` shared their replays), lists, tuples and dicts item by item
     (a dict's plain values first), a set sorted, bytes and a NumPy array or pandas object by the digest of their
@@ -514,13 +551,13 @@ def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
     and :data:`_SETTINGS_NODES` values, what lies beyond by the digest of its text (:func:`_beyond`). A class is
     named by :func:`~.._config.imports.portable_name` (a suite's module by its file), so a moved suite keeps its
     keys."""
-    budget[0] -= 1
-    if budget[0] < 0 or depth > _SETTINGS_DEPTH:
+    budget.left -= 1
+    if budget.left < 0 or depth > _SETTINGS_DEPTH:
         return _beyond(value)
-    if isinstance(value, (list, tuple, set, frozenset, dict)) and len(value) > budget[0]:
+    if isinstance(value, (list, tuple, set, frozenset, dict)) and len(value) > budget.left:
         return _beyond(value)
     if isinstance(value, (str, pathlib.PurePath)):
-        fresh = _in_fresh_folder(value)
+        fresh = _in_fresh_folder(value, budget.folders)
         if fresh is not None:
             return {"class": portable_name(type(value)), "fresh_folder": fresh}
     if value is None or isinstance(value, (str, bool, int, float)):
@@ -556,7 +593,7 @@ def _settings(value: Any, budget: list[int], depth: int = 0) -> Any:
 _FRESH_NAME = re.compile(r"(.*)[a-z0-9_]{8}", re.DOTALL)
 
 
-def _in_fresh_folder(value: str | pathlib.PurePath) -> list[str] | None:
+def _in_fresh_folder(value: str | pathlib.PurePath, read: dict[str, str | None] | None = None) -> list[str] | None:
     """A path in a folder ``tempfile.mkdtemp`` made for the instance in the temporary folder, as the folder's prefix
     and the parts below it (its random letters left out); None for any other value.
 
@@ -567,7 +604,9 @@ def _in_fresh_folder(value: str | pathlib.PurePath) -> list[str] | None:
     owned by this process's user. What it holds keys in place of its name (:func:`_folder_content`): a folder the
     user filled before building the instance (a careful policy in one, a careless one in the other), or one the user
     named and filled (``/tmp/desk_run_001`` and ``/tmp/desk_run_002`` under umask 077), gave each instance the
-    other's replays; a folder holding more than a key reads is keyed by its whole path."""
+    other's replays; a folder holding more than a key reads is keyed by its whole path. ``read``: what each folder
+    held when first read for the instance (:func:`_folders_read`), the content taken from it, a folder not in it read
+    and added."""
     text = os.fspath(value)
     base = tempfile.gettempdir()
     if not text.startswith(base) or "\0" in text:
@@ -586,7 +625,10 @@ def _in_fresh_folder(value: str | pathlib.PurePath) -> list[str] | None:
         return None
     if getuid is None or not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o700 or st.st_uid != getuid():
         return None
-    content = _folder_content(root / name)
+    folder = os.fspath(root / name)
+    content = read[folder] if read is not None and folder in read else _folder_content(root / name)
+    if read is not None:  # the first read kept, should two threads read the folder at once
+        content = read.setdefault(folder, content)
     return None if content is None else [found.group(1), content, *path.parts[len(root.parts) + 1:]]
 
 
@@ -647,7 +689,7 @@ def _attributes(value: Any) -> dict[str, Any]:
             and hasattr(value, n)}
 
 
-def _callable_settings(value: Any, budget: list[int], depth: int) -> dict[str, Any] | None:
+def _callable_settings(value: Any, budget: _Reading, depth: int) -> dict[str, Any] | None:
     """What a function, bound method or partial given as a setting is (``lambda a: a < 100`` against ``lambda a:
     True``, ``strict`` against ``lax``): its name, line, defaults and closure, what a method or partial binds.
     None for another callable (an object with ``__call__``: pictured by its attributes)."""

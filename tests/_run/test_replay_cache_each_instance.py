@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,87 @@ def test_a_database_folder_made_by_mkdtemp_for_each_instance_still_gets_its_repl
     assert _fault_rows(first) == [("pass", False)] * 38
     again = op.run(op.load_suite(folder), workers=2, isolation=isolation, out=tmp_path / "again", progress=False)
     assert _fault_rows(again) == [("pass", True)] * 38  # was [("pass", False)] * 38
+
+
+JOURNAL = """
+
+_reset = RefundDesk.reset
+
+
+def _journaled(self, state):
+    import os
+    import uuid
+
+    with open(os.path.join(self.db_path, "journal.txt"), "a", encoding="utf-8") as journal:
+        journal.write(uuid.uuid4().hex + "\\n")  # a session id for each reset, as a real sandbox's log has
+    return _reset(self, state)
+
+
+RefundDesk.reset = _journaled
+"""
+
+
+def test_an_instance_an_executors_worker_keeps_for_its_next_batch_keys_its_replays_as_it_was_built(
+        tmp_path: Path) -> None:
+    """A worker's instance runs the batches after the one that built it: read again there, its ``mkdtemp`` folder
+    held the journal its cases had written, so a second run took only the first batch's replays from the cache
+    (4 of 38), where a thread run took all 38."""
+    folder = _desk(tmp_path, "    def __init__(self, db_path: str | None = None) -> None:\n"
+                             "        import tempfile\n\n        self.careful = True\n"
+                             "        self.db_path = db_path or tempfile.mkdtemp(prefix='desk-')\n")
+    source = folder / "refund_desk.py"
+    source.write_text(source.read_text(encoding="utf-8") + JOURNAL, encoding="utf-8")
+    runs = []
+    for name in ("first", "again"):
+        with ThreadPoolExecutor(1) as executor:
+            runs.append(op.run(op.load_suite(folder), executor=executor, chunk_size=4, out=tmp_path / name,
+                               progress=False))
+    assert _fault_rows(runs[0]) == [("pass", False)] * 38
+    assert _fault_rows(runs[1]) == [("pass", True)] * 38  # was 4 cached, 34 live
+
+
+ON_DISK = """
+
+_reset = RefundDesk.reset
+
+
+def _on_disk(self, state):
+    import json
+    import os
+
+    with open(os.path.join(self.db_path, "state.json"), "w", encoding="utf-8") as file:
+        json.dump(state, file, sort_keys=True)  # the sandbox's tables, kept in the desk's folder
+    return _reset(self, state)
+
+
+RefundDesk.reset = _on_disk
+"""
+
+
+def test_an_instance_given_to_two_runs_keys_its_fresh_folder_by_what_it_held_as_the_first_began(
+        tmp_path: Path) -> None:
+    """``op.run(suite, system=desk)`` twice on one desk whose sandbox keeps its tables in its ``mkdtemp`` folder:
+    keyed by what the folder held as each run started, the second run took no replay from the cache (0 of 38), a
+    resume of the first was refused ("built with other settings") and the two runs pooled were "different
+    systems". A new instance on a folder is still keyed by what the folder holds as it is built."""
+    folder = _desk(tmp_path, "    def __init__(self, db_path: str | None = None) -> None:\n"
+                             "        import tempfile\n\n        self.careful = True\n"
+                             "        self.db_path = db_path or tempfile.mkdtemp(prefix='desk-')\n")
+    source = folder / "refund_desk.py"
+    source.write_text(source.read_text(encoding="utf-8") + ON_DISK, encoding="utf-8")
+    suite = op.load_suite(folder)
+    desk = suite.resolve_system()()
+    first = op.run(suite, system=desk, out=tmp_path / "first", progress=False)
+    assert os.listdir(desk.db_path) == ["state.json"]
+    again = op.run(suite, system=desk, out=tmp_path / "again", progress=False)
+    assert _fault_rows(again) == [("pass", True)] * 38  # was [("pass", False)] * 38
+    assert again.manifest.settings_fingerprint == first.manifest.settings_fingerprint
+    op.run(suite, system=desk, out=tmp_path / "first", resume=True, progress=False)  # was a RunDirError
+    pooled = op.gate(op.load_runs([tmp_path / "first", tmp_path / "again"]))
+    assert "mixed_systems" not in pooled.reason
+    target = suite.resolve_system()
+    assert replay_fingerprint(target(desk.db_path), target, "f" * 64) != \
+        replay_fingerprint(desk, desk, "f" * 64) == replay_fingerprint(target(), target, "f" * 64)
 
 
 class _Desk:
