@@ -101,3 +101,49 @@ def test_ties_that_still_clear_the_margin_leave_no_regression(make_suite: Callab
     release = {**RELEASE, "regression": {"margin": 0.1, "criteria": [RECOVERS]}}
     row = op.compare(base, worse, release=release).table.set_index("criterion").loc[RECOVERS]
     assert row["verdict"] == "NO_REGRESSION", row["reason"]
+
+
+class Unreproduced(Desk):
+    """`Desk`, whose refund in the cases of ``unsteady`` names another order on every call after the first: the
+    recording's call is not made again, so each fault replay of such a case does not reproduce it (missing)."""
+
+    def __init__(self, retry: set[str], skip: set[str], version: str, unsteady: set[str]) -> None:
+        super().__init__(retry, skip, version)
+        self.unsteady = unsteady
+        self.calls: dict[str, int] = {}
+
+    def act(self, input: dict[str, Any], rec: Any) -> str:  # noqa: A002 - the system protocol's parameter name
+        tag = input["tag"]
+        if tag not in self.unsteady:
+            return super().act(input, rec)
+        self.calls[tag] = self.calls.get(tag, 0) + 1
+        order = tag if self.calls[tag] == 1 else f"{tag}-{self.calls[tag]}"
+        return "ok" if rec.tool("refund", self.refund, order=order).get("ok") else "done"
+
+
+def test_ties_and_rows_the_base_did_not_measure_are_weighed_together(make_suite: Callable[..., Path],
+                                                                    tmp_path: Path) -> None:
+    """20 cases. The base passes the replay of c00-c03 and its replay of c18 does not reproduce the recording
+    (missing); the candidate passes c04-c17, fails c18 and no longer calls the tool in c19, whose replay the base
+    failed. By hand: 4 pass → fail, 14 fail → pass, 1 base row missing, 1 tie left out. With the missing row
+    counted as a base pass ci_low clears −0.05, and so it does with the tie counted; with both, the worst case
+    for the candidate (the same rows as a base that passed c18), it does not: NO_REGRESSION read exit 0."""
+    suite = op.load_suite(make_suite([{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}"}, "expected": {"answer": "ok"}}
+                                      for i in range(20)], evaluators=EVALUATORS))
+    unsteady = Unreproduced(set(), set(), "base", {"c18"})  # one instance: its calls are counted across replays
+    unsteady.retry = {f"c{i:02d}" for i in range(4)}
+    base = op.run(suite, system=lambda: unsteady, out=tmp_path / "base", progress=False)
+    cand = op.run(suite, system=lambda: Desk({f"c{i:02d}" for i in range(4, 18)}, {"c19"}, "cand"),
+                  out=tmp_path / "cand", progress=False)
+    b, k = [1] * 4 + [0] * 14, [0] * 4 + [1] * 14  # c00-c17; then c18 (missing in the base, failed) and c19 (tie)
+    as_pass = paired_interval([*b, 1], [*k, 0], [1] * 19)[0]
+    as_tie = paired_interval([*b, 0, 0], [*k, 0, 0], [1] * 20)[0]
+    both = paired_interval([*b, 1, 0], [*k, 0, 0], [1] * 20)[0]
+    assert min(as_pass, as_tie) >= -0.05 > both  # each alone holds, together they do not
+
+    cmp = op.compare(base, cand, release=RELEASE)
+    row = cmp.table.set_index("criterion").loc[RECOVERS]
+    assert (row["n"], row["one_sided"], row["pass_to_fail"], row["fail_to_pass"], row["missing"]) == (19, 1, 4, 14, 1)
+    assert row["verdict"] == cmp.verdict == "INSUFFICIENT_EVIDENCE"  # was NO_REGRESSION
+    assert row["reason"].startswith("base_missing: 1 paired row(s) are missing in the base run")
+    assert f"as ties, ci_low is {both:.4g}, below −margin" in row["reason"]
