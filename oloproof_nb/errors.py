@@ -226,6 +226,29 @@ def decode_line(exc: UnicodeDecodeError) -> int:
     return bytes(exc.object[: exc.start]).count(b"\n") + 1
 
 
+#: The byte-order marks of the encodings an editor saves "Unicode" text in other than UTF-8 (UTF-32 first: its
+#: little-endian mark starts with UTF-16's).
+_WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+               (b"\xfe\xff", "UTF-16"))
+
+
+def wide_text(raw: bytes) -> str:
+    """Why ``raw``, the start of a file that is not UTF-8, cannot be read, when it starts with a UTF-16 or UTF-32
+    byte-order mark (Windows PowerShell's ``>`` and Notepad's "Unicode" save UTF-16): ``not UTF-8 text: it is
+    UTF-16 (…); save it as UTF-8``, else ``""``. Said as "not UTF-8 text (invalid start byte at line 1, byte 0)",
+    the file looked like UTF-8 in the editor that saved it, and nothing named the encoding to change.
+
+    Examples
+    --------
+    >>> wide_text("a: 1".encode("utf-16"))
+    'not UTF-8 text: it is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8'
+    >>> wide_text(b"a: 1")
+    ''
+    """
+    name = next((name for mark, name in _WIDE_MARKS if raw.startswith(mark)), "")
+    return f"not UTF-8 text: it is {name} (it starts with a {name} byte-order mark); save it as UTF-8" if name else ""
+
+
 def lone_cr_hint(line: str | bytes) -> str:
     """The clause a JSONL file's line error ends with when ``line`` (as read up to its LF) holds a carriage return
     with more of the line after it: a file saved with lone-CR line endings (classic Mac OS), which end no JSONL line,

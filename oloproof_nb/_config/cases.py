@@ -14,8 +14,8 @@ from .._core.case import Case, case_content_and_copies, case_from_mapping, conte
 from .._core.lists import is_absent_marker
 from .._core.paths import MAX_DEPTH, exceeds_depth, format_path
 from .._core.records import RepeatedCases
-from ..errors import CaseFileError, lone_cr_hint, parse_problem, quote, value_kind
-from .files import KeyTwice, UnreadableFile, keys_once, open_regular
+from ..errors import CaseFileError, clip, lone_cr_hint, parse_problem, quote, value_kind, wide_text
+from .files import KeyTwice, NumberTooLarge, UnreadableFile, finite_float, keys_once, open_regular
 
 __all__ = ["iter_cases", "iter_cases_with_content", "load_cases", "RepeatScan", "repeats_warning", "repeats_note",
            "reads_as_written", "respelt_key", "key_look"]
@@ -68,7 +68,8 @@ def iter_cases(path: str | Path) -> Iterator[tuple[int, Case]]:
     one cluster would count as two; and one whose ``cluster`` reads as nothing (``""``,
     blank space, invisible characters): every such case would fall in one nameless cluster.
     ``NaN`` and ``Infinity`` tokens are accepted (Python's JSON reads and the
-    run store writes them). Memory is bounded by the largest case, not the file.
+    run store writes them); a number too large for a float (``1e400``) is refused, not read as infinity.
+    Memory is bounded by the largest case, not the file.
     The file must be a regular file (a directory, a named pipe or a device is refused
     before it is opened, so it never blocks).
     """
@@ -113,6 +114,8 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if raw is None:
                 break
             lineno += 1
+            if lineno == 1 and wide_text(raw):  # before a line of it is read as one that starts otherwise than "{"
+                raise CaseFileError(path, lineno, wide_text(raw))
             if not complete:
                 start = raw[:20].decode("utf-8", errors="replace")
                 raise CaseFileError(path, lineno, f"expected a JSON object, got a line starting {quote(start)}")
@@ -123,10 +126,14 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line, object_pairs_hook=keys_once)
+                obj = json.loads(line, object_pairs_hook=keys_once, parse_float=finite_float)
             except KeyTwice as exc:  # {"expected": {...}, "expected": {...}}: the last one would win silently
                 raise CaseFileError(path, lineno, f"key {quote(exc.args[0])} appears twice in one object; give "
                                     "each key once") from None
+            except NumberTooLarge as exc:  # 1e400 read as infinity: 1e400 and 1e500 one number
+                raise CaseFileError(path, lineno, f"the number {clip(exc.args[0], 40)} is too large for a float "
+                                    "(it would be read as infinity); write a number within ±1.7976931348623157e308, "
+                                    "or Infinity (-Infinity) where infinity is meant") from None
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number too long to convert
                 raise CaseFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one "
                                     f"JSON object{lone_cr_hint(line)}") from None

@@ -22,7 +22,16 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from .._core.receipts import EnvName, Hex64, Name, OutcomeContract
-from ..errors import ContractFileError, decode_byte, decode_line, parse_problem, quote, validation_problem, value_kind
+from ..errors import (
+    ContractFileError,
+    decode_byte,
+    decode_line,
+    parse_problem,
+    quote,
+    validation_problem,
+    value_kind,
+    wide_text,
+)
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
@@ -242,6 +251,8 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     except UnreadableFile as exc:
         raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
     except UnicodeDecodeError as exc:  # where, as every other file's error says (the file's byte, after a BOM too)
+        if wide_text(raw):
+            raise ContractFileError(f"{path}: contract file is {wide_text(raw)}") from None
         raise ContractFileError(f"{path}: contract file is not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
                                 f"byte {decode_byte(exc, raw)})") from None
     try:

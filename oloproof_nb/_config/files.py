@@ -27,15 +27,25 @@ from typing import TYPE_CHECKING, Any, BinaryIO, get_args, get_origin
 from pydantic import BaseModel, BeforeValidator, ValidationError
 
 from .._core.scoremap import is_bool
-from ..errors import ConfigError, clip, decode_byte, decode_line, parse_problem, quote, validation_problem, value_kind
+from ..errors import (
+    ConfigError,
+    clip,
+    decode_byte,
+    decode_line,
+    parse_problem,
+    quote,
+    validation_problem,
+    value_kind,
+    wide_text,
+)
 
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error", "user_keys",
-           "refuse_internal_keys", "dangling_link", "file_above", "folder_problem", "lone_surrogate", "open_regular",
-           "read_regular", "read_yaml", "keys_once", "a_number", "plain_number", "text_number", "yaml_number",
-           "float_text"]
+__all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error",
+           "user_keys", "refuse_internal_keys", "dangling_link", "file_above", "folder_problem", "lone_surrogate",
+           "open_regular", "read_regular", "read_yaml", "home_shorthand", "NumberTooLarge", "finite_float",
+           "keys_once", "a_number", "plain_number", "text_number", "yaml_number", "float_text"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -148,6 +158,29 @@ def file_above(path: str | Path) -> str | None:
                 return None
         return f"{parent} is a file, not a folder"
     return None
+
+
+def home_shorthand(path: str) -> str | None:
+    """Why ``path`` names no file in the home folder though it is written so (``~/data/cases.jsonl``, or ``~``), in
+    words for an error that names it, with the path in full to write instead; None when its first part is not
+    ``~`` (``~alice/x`` is left to be read as written).
+
+    ``~`` is the home folder only to a shell, which expands it unquoted at the start of a word (not in quotes, nor
+    after ``--out=``), and never inside a file: ``--out=~/runs/r1`` made a folder named ``~`` in the current
+    folder, and ``cases: ~/data/cases.jsonl`` was looked for in a folder ``~`` of the suite folder.
+
+    Examples
+    --------
+    >>> said = home_shorthand("~/runs/r1")
+    >>> said.startswith("'~/runs/r1' starts with '~', which only a shell expands to the home folder")
+    True
+    >>> home_shorthand("runs/~"), home_shorthand("~alice/x"), home_shorthand("~backup.jsonl")
+    (None, None, None)
+    """
+    if Path(path).parts[:1] != ("~",):
+        return None
+    return (f"{quote(path)} starts with '~', which only a shell expands to the home folder (here it names a folder "
+            f"'~'); write the path in full: {quote(os.path.expanduser(path))}")
 
 
 def folder_problem(path: str | Path) -> str | None:
@@ -643,6 +676,8 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except UnreadableFile as exc:
         raise ConfigError(path, None, str(exc)) from None
     except UnicodeDecodeError as exc:  # its line too, as the case and label files say (after a BOM, if any)
+        if wide_text(raw):
+            raise ConfigError(path, None, f"cannot read: {wide_text(raw)}") from None
         raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
                           f"byte {decode_byte(exc, raw)})") from None
     import yaml
@@ -707,6 +742,10 @@ def a_number(what: str) -> BeforeValidator:
     ValueError: must be an absolute tolerance, not the text '0.5' (write the number without quotes)
     >>> check(-0.0)  # -0.0 is 0: a margin of -0.0 was shown as "margin -0"
     0.0
+    >>> check(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: must be an absolute tolerance, not NaN (.nan), which is no number
     >>> import numpy as np
     >>> check(np.int64(30))  # a NumPy integer is the int it is: a strict whole number takes it
     30
@@ -724,6 +763,8 @@ def a_number(what: str) -> BeforeValidator:
             raise ValueError(f"must be {what}, not the text {quote(value)}"
                              f"{text_number(value) or ' (write the number without quotes)'}")
         value = plain_number(value)
+        if isinstance(value, float) and math.isnan(value):  # pydantic said "Input should be less than 1 (got nan)"
+            raise ValueError(f"must be {what}, not NaN (.nan), which is no number")
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)
@@ -792,6 +833,32 @@ def keys_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise KeyTwice(key)
         out[key] = value
     return out
+
+
+class NumberTooLarge(Exception):
+    """A number of a JSON text too large for a float (``args[0]``: it as written); raised by :func:`finite_float`."""
+
+
+def finite_float(text: str) -> float:
+    """``json.loads``'s ``parse_float`` for user files: a number past a float's range (``1e400``, ``-1e400``) raises
+    :class:`NumberTooLarge`. Python reads it as infinity without a word, so two numbers written apart (``1e400``,
+    ``1e500``) were read as one, and a state expecting one passed an agent that left the other. The ``Infinity``
+    token, which says infinity as written, is no number of this kind (``parse_constant``'s).
+
+    Examples
+    --------
+    >>> import json
+    >>> json.loads('[0.5, 1e308, Infinity]', parse_float=finite_float)
+    [0.5, 1e+308, inf]
+    >>> json.loads('[1e400]', parse_float=finite_float)
+    Traceback (most recent call last):
+    ...
+    oloproof_nb._config.files.NumberTooLarge: 1e400
+    """
+    value = float(text)
+    if math.isinf(value):
+        raise NumberTooLarge(text)
+    return value
 
 
 def lone_surrogate(data: Any) -> str | None:

@@ -14,7 +14,7 @@ from .._core.slicespec import MAX_EDGES, parse_slice_spec
 from .._core.trajectory import ToolErrorRule
 from ..errors import ConfigError, SliceSpecError, quote, quote_value
 from .cases import LOOK_ALIKE_HELP, LookAlikes, key_look
-from .files import a_number, config_error, user_keys
+from .files import a_number, config_error, home_shorthand, user_keys
 from .release import ReleaseConfig
 from .validators import ValidatorName, ValidatorSpec, check_evaluator_validators, check_import_spec
 
@@ -26,6 +26,16 @@ SUITE_FILE = "oloproof.yaml"
 
 #: The most epochs a run may have (oloproof.yaml, --epochs, op.run(epochs=)).
 MAX_EPOCHS = 10_000
+
+
+def _from_the_suite_folder(path: str) -> str:
+    """A file's path as oloproof.yaml gives it (``cases``, a transform's ``validity_labels``), read from the suite
+    folder (or in full); one written from the home folder (``~/data/cases.jsonl``) is refused (:func:`home_shorthand`):
+    no shell expands ``~`` in a file, and it was looked for in a folder named ``~`` of the suite folder."""
+    problem = home_shorthand(path)
+    if problem is not None:
+        raise ValueError(f"{problem}, or from the suite folder")
+    return path
 
 
 class Transform(BaseModel):
@@ -44,6 +54,11 @@ class Transform(BaseModel):
     template: str
     validity_labels: str = Field(min_length=1)
     minimum_validity: Annotated[float, a_number("a share between 0 and 1")] = Field(ge=0, le=1)
+
+    @field_validator("validity_labels")
+    @classmethod
+    def _no_home_shorthand(cls, value: str) -> str:
+        return _from_the_suite_folder(value)
 
     @field_validator("template")
     @classmethod
@@ -126,6 +141,11 @@ class SuiteConfig(BaseModel):
     isolation: Literal["thread", "process"] = "thread"
     # strict as well: 2.0 is refused, as a whole number of epochs is what was meant
     epochs: Annotated[int, a_number("a whole number of epochs")] = Field(default=1, ge=1, le=MAX_EPOCHS, strict=True)
+
+    @field_validator("cases")
+    @classmethod
+    def _no_home_shorthand(cls, value: str) -> str:
+        return _from_the_suite_folder(value)
 
     @field_validator("system")
     @classmethod

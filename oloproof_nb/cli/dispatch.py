@@ -18,7 +18,7 @@ from .._run.streams import open_standard_descriptors, to_devnull
 from ..errors import InternalError, OloproofError, cut_middle, describe_exception, storable, terminal_text
 from .commands import COMMANDS
 from .output import WARNING_LABELS, ReaderMayLeave, os_error_line, print_json_error, say, start_command
-from .parser import build_parser, wants_json
+from .parser import build_parser, command_of, wants_json
 from .process import StopOnSignals, Stopped
 
 #: The library's errors name Python parameters; the command says its own flags instead (whole phrases only,
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     try:
         try:
-            args = build_parser(json_errors=wants_json(given)).parse_args(given)
+            args = build_parser(json_errors=wants_json(given), hook=command_of(given) == "receipt").parse_args(given)
         except SystemExit as stop:  # --help or --version (their text on stdout), or a usage error
             if not stop.code:
                 _parser_output_delivered(out)

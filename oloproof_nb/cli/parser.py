@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn, TypeVar
 
+from .._config.files import home_shorthand
 from .._version import __version__
 from ..errors import cut_middle, terminal_text
 from .output import print_json_error
@@ -112,6 +114,23 @@ class _Parser(argparse.ArgumentParser):
     #: The arguments this parser was given (:meth:`parse_known_args`), for :meth:`error`.
     _given: Sequence[str] = ()
 
+    #: Whether the command is the completion hook ``oloproof receipt``, whose exit 0 means "verified": its
+    #: ``--help`` (and the top-level ``--help`` or ``--version`` given before it) goes to stderr and exits 2, so a
+    #: hook written with ``-h`` blocks instead of reading as a verified outcome.
+    hook = False
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if self.hook and file is sys.stdout:  # stdout holds a receipt, or nothing
+            file = sys.stderr
+        super()._print_message(message, file)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if self.hook and status == 0:  # --help or --version: nothing was verified
+            if self.json_errors:
+                print_json_error("usage error", HOOK_HELP)
+            status = 2
+        super().exit(status, message)
+
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         """As argparse's; an option that stores one value (``--out DIR``) may be given once (:class:`_Once`)."""
         if args and str(args[0]).startswith("-") and kwargs.get("action", "store") == "store":
@@ -162,6 +181,10 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
+#: The ``--json`` error of ``oloproof receipt --help`` (:attr:`_Parser.hook`).
+HOOK_HELP = "the help was printed on stderr and nothing was verified: exit 2, as for every outcome not verified"
+
+
 #: Why an empty path argument is refused (:func:`_path`; ``oloproof receipt`` says it as a contract error).
 EMPTY_PATH = "an empty path names no file or folder (an unset shell variable?); give a path"
 
@@ -169,9 +192,14 @@ EMPTY_PATH = "an empty path names no file or folder (an unset shell variable?); 
 def _path(text: str) -> str:
     """A path argument as given; an empty one is refused. It is what ``--out "$DIR"`` passes when the variable is
     unset, and Python reads it as the current folder: `gate ""` gated the suite the shell stood in, `run SUITE --out
-    ""` wrote the run into the current folder, and `--baseline ""` was dropped without a word."""
+    ""` wrote the run into the current folder, and `--baseline ""` was dropped without a word. So is one whose first
+    part is a ``~`` the shell left as it is (:func:`~oloproof_nb._config.files.home_shorthand`): ``--out=~/runs/r1``
+    (bash expands no ``~`` after ``--out=``) made a folder named ``~`` in the current folder."""
     if not text:
         raise argparse.ArgumentTypeError(EMPTY_PATH)
+    problem = home_shorthand(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 
@@ -187,6 +215,18 @@ class _LinesKept(argparse.HelpFormatter):
 
 #: The commands that take ``--json``: their result, and every exit 2, one JSON object on stdout.
 JSON_COMMANDS = frozenset({"receipt", "gate", "compare"})
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` (the arguments, without the program) names, as argparse reads it: the first argument that
+    is no option (the top-level options take no value); None when there is none.
+
+    Examples
+    --------
+    >>> command_of(["--help", "receipt", "c.json"]), command_of(["--version"])
+    ('receipt', None)
+    """
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def wants_json(argv: Sequence[str]) -> bool:
@@ -214,10 +254,13 @@ def wants_json(argv: Sequence[str]) -> bool:
     return False
 
 
-def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+def build_parser(json_errors: bool = False, hook: bool = False) -> argparse.ArgumentParser:
     """The command line's parser; ``json_errors``: the argument errors of ``oloproof receipt``, ``gate`` and
-    ``compare`` are JSON on stdout too (:func:`wants_json`)."""
+    ``compare`` are JSON on stdout too (:func:`wants_json`); ``hook``: the arguments name ``receipt`` as the
+    command (:func:`command_of`), so the top-level ``--help`` and ``--version`` exit 2 as its own ``--help`` does
+    (:attr:`_Parser.hook`)."""
     p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")
+    p.hook = hook
     p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -299,6 +342,8 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Verify one promised outcome now (a completion hook: exit 0 verified, 2 blocks).",
         epilog=_RECEIPT_EPILOG)
+    if isinstance(receipt, _Parser):
+        receipt.hook = True
     receipt.add_argument("contract", help="CONTRACT.json (its locator is relative to this file)")  # "": _cmd_receipt
     _json_option(receipt, json_errors, "print the receipt, or the error, as one JSON object on one line of stdout")
     # the top-level parser reads every argument first: it refuses `receipt c.json --json --=x` (ambiguous: --help,

@@ -115,11 +115,10 @@ def test_a_section_given_a_value_that_is_no_mapping_lists_its_keys(raw: dict[str
     assert str(caught.value) == f"release.yaml: {message}"
 
 
-@pytest.mark.parametrize(("confidence", "ok"), [(0.5, True), (0.4999, False), (0.999, True), (1.0, False),
-                                                (float("nan"), False)])
+@pytest.mark.parametrize(("confidence", "ok"), [(0.5, True), (0.4999, False), (0.999, True), (1.0, False)])
 def test_confidence_bounds_are_one_half_inclusive_and_one_exclusive(confidence: float, ok: bool) -> None:
-    """The documented range ``0.5 ≤ confidence < 1``, at release.yaml's own parser: its ends, and NaN (which
-    no comparison puts inside it)."""
+    """The documented range ``0.5 ≤ confidence < 1``, at release.yaml's own parser: its ends (NaN, which no
+    comparison puts inside it, is refused as no number: tests/_config/test_files_nan_settings.py)."""
     if ok:
         assert parse_release({"confidence": confidence}).confidence == confidence
     else:
@@ -328,12 +327,11 @@ def test_a_threshold_of_text_that_is_no_finite_number_gets_no_advice(value: obje
 
 
 @pytest.mark.parametrize(("confidence", "shown"), [(1.0000001, "1.0000001"), (1.0, "1"),
-                                                   (1e20, "100000000000000000000"), (float("nan"), "nan"),
-                                                   (float("inf"), "inf")])
+                                                   (1e20, "100000000000000000000"), (float("inf"), "inf")])
 def test_a_confidence_refused_at_or_above_one_is_named_with_every_digit(confidence: float, shown: str) -> None:
     """The other refusal names the value as written too: ``confidence: 1.0000001`` is not "1 is no confidence
-    level" (six significant digits), and 1e20 not ``1e+20`` (text to YAML 1.1); NaN and infinity (``.nan``,
-    ``.inf``), which have no digits, as Python writes them (by hand)."""
+    level" (six significant digits), and 1e20 not ``1e+20`` (text to YAML 1.1); infinity (``.inf``), which has
+    no digits, as Python writes it (by hand). NaN is no number at all: tests/_config/test_files_nan_settings.py."""
     with pytest.raises(ConfigError) as caught:
         parse_release({"confidence": confidence})
     assert str(caught.value).startswith(f"release.yaml: confidence: {shown} is no confidence level an interval can")

@@ -615,7 +615,7 @@ def test_receipt_names_its_status_or_the_contract_error_and_json_is_one_object(
 def test_receipt_help_says_how_a_validator_gets_the_artifact(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["receipt", "--help"])
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err  # a completion hook's help is on stderr (its stdout holds a receipt)
     assert "LAST ARGUMENT" in text and "settings.json" in text and "contract error" in text
     # its streams are /dev/null, as the README says and tests/cli/test_commands_receipt.py checks (stdin reads end of
     # file at once): the help said "closed", which a validator that prints or reads stdin would take literally

@@ -92,6 +92,6 @@ def test_the_readme_hook_outlasts_its_read_and_its_validator() -> None:
 def test_the_help_wires_the_hook_as_the_readme_does(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["receipt", "--help"])
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err  # a completion hook's help is on stderr (its stdout holds a receipt)
     settings = text[text.index('  {"hooks"'):]
     assert stop_hook(settings) == readme_hook()

@@ -286,7 +286,7 @@ def test_a_score_too_large_for_a_float_is_compared_exactly() -> None:
 
 @pytest.mark.parametrize(("given", "why"), [
     (True, "must be a score (a number), not true"), ("1", "must be a score (a number), not the text '1'"),
-    (float("nan"), "finite number"), (float("inf"), "finite number"),
+    (float("nan"), "must be a score (a number), not NaN (.nan), which is no number"), (float("inf"), "finite number"),
 ])
 def test_pass_threshold_is_a_finite_number(given: Any, why: str) -> None:
     with pytest.raises(ValueError, match=re.escape(why)):
