@@ -12,6 +12,7 @@ that refer to themselves and aliases that expand a document past
 
 from __future__ import annotations
 
+import difflib
 import io
 import math
 import numbers
@@ -43,9 +44,9 @@ if TYPE_CHECKING:
     import yaml
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error",
-           "user_keys", "refuse_internal_keys", "dangling_link", "file_above", "folder_problem", "lone_surrogate",
-           "open_regular", "read_regular", "read_yaml", "home_shorthand", "NumberTooLarge", "finite_float",
-           "keys_once", "a_number", "plain_number", "text_number", "yaml_number", "float_text"]
+           "user_keys", "refuse_internal_keys", "dangling_link", "file_above", "named_alike", "folder_problem",
+           "lone_surrogate", "open_regular", "read_regular", "read_yaml", "home_shorthand", "NumberTooLarge",
+           "finite_float", "keys_once", "a_number", "plain_number", "text_number", "yaml_number", "float_text"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -181,6 +182,43 @@ def home_shorthand(path: str) -> str | None:
         return None
     return (f"{quote(path)} starts with '~', which only a shell expands to the home folder (here it names a folder "
             f"'~'); write the path in full: {quote(os.path.expanduser(path))}")
+
+
+#: Most entries of a folder :func:`named_alike` reads: a suite folder holds a handful.
+_ALIKE_SCAN = 1000
+
+
+def named_alike(path: str | Path) -> str | None:
+    """The name of a file beside the missing ``path`` that is spelled much like it (``oloproof.yml`` for
+    ``oloproof.yaml``, ``cases.json`` for ``cases.jsonl``), or None when its folder holds none (or cannot be read).
+
+    A suite whose oloproof.yaml was saved as ``oloproof.yml`` was told only ``file not found``, and one whose
+    release file was ``release.yml`` was gated on nothing, while the folder showed the file the user had written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = open(os.path.join(folder, "oloproof.yml"), "w").close()
+    ...     print(named_alike(os.path.join(folder, "oloproof.yaml")), named_alike(os.path.join(folder, "cases.jsonl")))
+    oloproof.yml None
+    """
+    path = Path(path)
+    names: list[str] = []
+    try:
+        with os.scandir(path.parent) as entries:
+            for entry in entries:
+                if entry.name != path.name and entry.is_file():
+                    names.append(entry.name)
+                if len(names) >= _ALIKE_SCAN:
+                    break
+    except (OSError, ValueError):  # no folder there, no permission, a NUL in the path: nothing to suggest
+        return None
+    near = difflib.get_close_matches(path.name, sorted(names), n=1, cutoff=0.8)
+    if not near:
+        folded = [name for name in sorted(names) if name.casefold() == path.name.casefold()]
+        return folded[0] if folded else None
+    return near[0]
 
 
 def folder_problem(path: str | Path) -> str | None:

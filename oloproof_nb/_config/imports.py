@@ -126,6 +126,10 @@ def import_system(root: Path, spec: str, file: str | Path = "oloproof.yaml") -> 
         while importing, or has no such attribute.
     """
     module_name, attr = spec.split(":", 1)
+    stem = module_name.removesuffix(".py")
+    if stem != module_name and module_file(root, stem) is not None:  # the file's name: no module 'library_desk.py'
+        raise ConfigError(file, "system", f"{quote(spec)} names the module by its file; write it without .py: "
+                                          f"{quote(f'{stem}:{attr}')}")
     source = module_file(root, module_name)
     content = file_digest(source) if source is not None else None
     key = (str(root.resolve()), module_name)

@@ -31,7 +31,7 @@ from .cases import (
     key_look,
     repeats_warning,
 )
-from .files import LINK_HINT, dangling_link, folder_problem, read_yaml
+from .files import LINK_HINT, dangling_link, folder_problem, named_alike, read_yaml
 from .imports import (
     CODE_KEY,
     changed_file,
@@ -556,7 +556,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         within = _within_a_suite(root)
         if within:
             raise ConfigError(root, None, within)
-        raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml")
+        alike = named_alike(suite_file)
+        raise ConfigError(suite_file, None, "file not found; a suite folder holds oloproof.yaml"
+                          + (f" (the folder holds {quote(alike)}: rename it oloproof.yaml)" if alike else ""))
     raw = read_yaml(suite_file)
     config = parse_suite_config(raw, suite_file)
     criteria_named(config, suite_file, raw)
@@ -566,7 +568,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     release_cfg = load_release(release_file) if (release is not None or release_file.exists()) else None
     cases_file = root / config.cases
     if not os.path.lexists(cases_file) and "\0" not in str(cases_file):  # a typo in cases: names the key
-        raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)")
+        alike = named_alike(cases_file)
+        raise ConfigError(suite_file, "cases", f"file {cases_file} not found (the case file: one JSON case a line)"
+                          + (f"; the folder holds {quote(alike)}: name it in cases, or rename it" if alike else ""))
     _refuse_a_broken_link(cases_file)  # it was "cannot read the case file: No such file or directory"
     stat_before = _stat_case_file(cases_file)
     scan, repeats = VacuityScan(config, suite_file), RepeatScan()

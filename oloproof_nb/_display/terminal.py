@@ -26,10 +26,12 @@ from .._analysis.gate import NO_CRITERIA, Gate
 from .._analysis.gate_findings import VACUOUS
 from .._analysis.gate_settings import ReleaseLike, weaker_count
 from .._analysis.run import Run
+from .._config.files import named_alike
 from .._config.suite import RELEASE_FILE
 from .._core.records import step_raised, step_timed_out
 from .._core.scoremap import reason_kind
 from .._run.locate import shell_word
+from ..errors import quote
 from .markdown import table_cell, terminal_text, text_table
 from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
 
@@ -255,8 +257,12 @@ def no_criteria_note(run: Run, g: Gate, release: ReleaseLike | None = None) -> s
     if release is None and run.release is None:  # no file to blame: the suite had none when the run began
         # written since (the warning of `oloproof gate` names its keys): "write one" told the user to do what they
         # had done
+        alike = None if path.is_file() else named_alike(path)
         fix = (f"it is there now: give it with --release {shell_word(path)} to gate this run with it"
                if path.is_file() else
+               (f"the folder holds {quote(alike)}: rename it {RELEASE_FILE} for the next run, or gate this one with "
+                f"--release {shell_word(path.parent / alike)}")
+               if alike else
                "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
         return terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}")
     source = (str(release) if isinstance(release, (str, Path)) else "the release given" if release is not None

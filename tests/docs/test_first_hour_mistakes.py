@@ -5,7 +5,11 @@ did not say what was wrong or what to do.
   'calendar_agent' from .: No module named 'requestsx'``, as if the suite's own module were not there;
 - the system's class takes a constructor argument: the line gave Python's ``TypeError`` alone, not that the runner
   builds the system with no arguments;
-- ``--out notes.txt/r1`` under a file: ``cannot create the run directory (Not a directory)``, naming no file.
+- ``--out notes.txt/r1`` under a file: ``cannot create the run directory (Not a directory)``, naming no file;
+- a suite file saved under a name close to the one read (``oloproof.yml``, ``cases.json``, ``release.yml``): told
+  only that the file was not there (or, for release.yml, gated on nothing) while the folder showed it; and
+  ``system: library_desk.py:LoanDesk``, the module named by its file: ``No module named 'library_desk.py';
+  'library_desk' is not a package``.
 """
 
 from __future__ import annotations
@@ -128,3 +132,67 @@ def test_twenty_cases_of_five_users_never_pass(tmp_path: Path) -> None:
     assert (int(row["n"]), int(row["passed"]), int(row["n_clusters"])) == (20, 20, 5)  # hand count: 4 cases a user
     assert gate.verdict == "BLOCK" and row["verdict"] == "INSUFFICIENT_EVIDENCE"
     assert row["reason"].startswith("too_few_clusters: its rows fall in 5 clusters, min_clusters is 20")
+
+
+def test_oloproof_yml_is_named_with_the_name_to_give_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _suite(tmp_path / "cal")
+    (folder / "oloproof.yaml").rename(folder / "oloproof.yml")
+    before = _files(folder)
+    assert main(["run", str(folder), "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    # before: "…/oloproof.yaml: file not found; a suite folder holds oloproof.yaml", the file the user wrote unnamed
+    assert (out, err) == ("", f"oloproof: error: {folder / 'oloproof.yaml'}: file not found; a suite folder holds "
+                              "oloproof.yaml (the folder holds 'oloproof.yml': rename it oloproof.yaml)\n")
+    assert _files(folder) == before
+
+
+def test_a_case_file_saved_as_json_is_named(tmp_path: Path) -> None:
+    folder = _suite(tmp_path / "cal")
+    (folder / "cases.jsonl").rename(folder / "cases.json")
+    with pytest.raises(ConfigError) as caught:
+        op.load_suite(folder)
+    assert caught.value.key == "cases"
+    assert caught.value.message == (f"file {folder / 'cases.jsonl'} not found (the case file: one JSON case a line); "
+                                    "the folder holds 'cases.json': name it in cases, or rename it")
+
+
+def test_a_missing_file_with_nothing_like_it_keeps_its_message(tmp_path: Path) -> None:
+    folder = _suite(tmp_path / "cal")
+    (folder / "cases.jsonl").rename(folder / "tickets.csv")
+    with pytest.raises(ConfigError) as caught:
+        op.load_suite(folder)
+    assert caught.value.message == f"file {folder / 'cases.jsonl'} not found (the case file: one JSON case a line)"
+
+
+def test_release_yml_is_named_under_the_gate_that_gated_nothing(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _suite(tmp_path / "cal")
+    (folder / "release.yml").write_text("criteria: {answer_matches: 0.5}\n", encoding="utf-8")
+    assert main(["run", str(folder), "--quiet"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    # before: "… there was none when the run started, …; write one listing `criteria: …`", while one was there
+    assert out[-2] == (f"{folder / 'release.yaml'}: there was none when the run started, so no criterion is gated; "
+                       "the folder holds 'release.yml': rename it release.yaml for the next run, or gate this one "
+                       f"with --release {folder / 'release.yml'}")
+    assert out[-1] == "gate: BLOCK — exit 1: no_criteria: nothing was gated"
+    main(["gate", str(folder), "--release", str(folder / "release.yml")])  # the line's own fix gates the run
+    assert capsys.readouterr().out.splitlines()[-1] == ("gate: BLOCK — exit 1: 1 criterion INSUFFICIENT_EVIDENCE (of 1 "
+                                                        "gated; PASS needs every one to pass)")
+
+
+@pytest.mark.parametrize(("key", "spec", "fixed"), [("system", "calendar_agent.py:CalendarAgent",
+                                                     "calendar_agent:CalendarAgent"),
+                                                    ("evaluators[0].check", "calendar_agent.py:always",
+                                                     "calendar_agent:always")])
+def test_a_module_named_by_its_file_is_told_to_drop_py(tmp_path: Path, key: str, spec: str, fixed: str) -> None:
+    folder = _suite(tmp_path / "cal", AGENT + "\ndef always(case, before, after, trajectory):\n    return True\n")
+    system, evaluator = ((spec, "{type: answer_matches}") if key == "system" else
+                         ("calendar_agent:CalendarAgent", f"{{type: python, name: always, check: {spec!r}}}"))
+    (folder / "oloproof.yaml").write_text(f"name: calendar\nsystem: {system}\nevaluators:\n  - {evaluator}\n",
+                                          encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        op.load_suite(folder)
+    # before: "cannot import 'calendar_agent.py' from …: No module named 'calendar_agent.py'; 'calendar_agent' is
+    # not a package"
+    assert (caught.value.key, caught.value.message) == (key, f"'{spec}' names the module by its file; write it "
+                                                             f"without .py: '{fixed}'")
