@@ -496,8 +496,12 @@ class Reader:
         key = str(self.cluster)
         if key in given or key in metadata:
             raw = given[key] if key in given else metadata[key]
-            if raw is None or isinstance(raw, (dict, list, tuple)):  # str() made null the cluster "None"
-                kind = "null" if raw is None else ("an object" if isinstance(raw, dict) else "a list")
+            # str() made null the cluster "None", and NaN (a missing value, as a dataset built from a pandas frame
+            # has it) the cluster "nan": unrelated samples counted as one cluster
+            unset = raw is None or (isinstance(raw, float) and math.isnan(raw))
+            if unset or isinstance(raw, (dict, list, tuple)):
+                kind = ("null" if raw is None else "NaN (a missing value)" if unset
+                        else "an object" if isinstance(raw, dict) else "a list")
                 raise OloproofError(f"{file}: cluster={key!r}: sample {cid!r} has {key} {kind}, not a name: every "
                                     f"sample whose {key} is {kind} would fall in one cluster named by Python's "
                                     "spelling of it; give each sample's cluster a text or a number")

@@ -22,9 +22,12 @@ def test_a_nameless_cluster_value_is_refused(value: str, tmp_path: Path) -> None
                                       "as nothing"), str(info.value)
 
 
-@pytest.mark.parametrize(("value", "kind"), [(None, "null"), ({"a": 1}, "an object"), (["x"], "a list")])
+@pytest.mark.parametrize(("value", "kind"), [(None, "null"), ({"a": 1}, "an object"), (["x"], "a list"),
+                                             (float("nan"), "NaN (a missing value)")])
 def test_a_cluster_value_that_is_not_a_name_is_refused(value: object, kind: str, tmp_path: Path) -> None:
-    """Before: ``str(None)``, every sample whose key was null fell in one cluster named ``"None"``."""
+    """Before: ``str(None)``, every sample whose key was null fell in one cluster named ``"None"``, and every sample
+    whose key was NaN (a dataset made from a pandas frame with empty cells; the log keeps it) in one named ``"nan"``:
+    three unrelated samples counted as one cluster."""
     reader = Reader("topic", None, None, None)
     log = tmp_path / "a.eval"
     assert reader._cluster(log, "s1", 1, SimpleNamespace(events=[], metadata={"topic": 7}), {}) == "7"
