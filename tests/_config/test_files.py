@@ -220,6 +220,9 @@ def test_a_merge_key_overridden_by_the_mapping_s_own_key_still_loads(tmp_path: P
      "criteria: {<<: [*x, *y]}\n", {"answer_matches": 0.8, "state_matches": 0.9, "a": 0.7}),
     ("base: &base {answer_matches: 0.8}\ncriteria: {<<: [*base, *base]}\n", {"answer_matches": 0.8}),
     ("criteria:\n  <<: [{answer_matches: 0.9}, {answer_matches: 0.9}]\n", {"answer_matches": 0.9}),
+    # a value no scalar (a list) reached through one anchor by both merges is one node
+    ("base: &base {paths: [a, b]}\nx: &x {<<: *base, c: 0.9}\ny: &y {<<: *base, d: 0.8}\ncriteria: {<<: [*x, *y]}\n",
+     {"paths": ["a", "b"], "c": 0.9, "d": 0.8}),
 ])
 def test_a_key_merged_twice_with_one_value_still_loads(tmp_path: Path, text: str, criteria: dict[str, float]) -> None:
     path = tmp_path / "release.yaml"
@@ -231,6 +234,9 @@ def test_a_key_merged_twice_with_one_value_still_loads(tmp_path: Path, text: str
 @pytest.mark.parametrize(("text", "line", "said"), [
     # YAML gives the earlier mapping's 0.9; PyYAML 6.0.4 gave 0.1, and the gate passed a rate of 0.625 on it
     ("criteria:\n  <<: [{answer_matches: 0.9}, {answer_matches: 0.1}]\n", 2,
+     "key 'answer_matches' is given by two of the mappings merged with <<; keep one"),
+    # written alike, yet a number and a text: YAML gives the number, PyYAML 6.0.4 the text
+    ("criteria:\n  <<: [{answer_matches: 1}, {answer_matches: '1'}]\n", 2,
      "key 'answer_matches' is given by two of the mappings merged with <<; keep one"),
     ("criteria:\n  <<: {answer_matches: 0.9}\n  <<: {answer_matches: 0.1}\n", 3,
      "key '<<' is written twice; merge several mappings with one: <<: [*a, *b]"),
@@ -598,6 +604,18 @@ def test_a_key_yaml_reads_as_no_text_is_refused_by_line(tmp_path: Path, line: st
     path.write_text(f"criteria:\n  {quote(key)}: 0.5\n", encoding="utf-8")
     assert read_yaml(path) == {"criteria": {key: 0.5}}
 
+
+@pytest.mark.parametrize(("text", "line"), [("criteria:\n  ?\n  : 0.5\n", 2), ("criteria: {? : 0.5}\n", 1)])
+def test_a_key_written_as_nothing_is_refused_as_empty(tmp_path: Path, text: str, line: int) -> None:
+    """A key with no text is null to YAML (PyYAML's SafeLoader reads it so): the line names it ``(empty)``, not a
+    key of no letters between two words."""
+    assert yaml.safe_load(text) == {"criteria": {None: 0.5}}
+    path = tmp_path / "release.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_release(path)
+    assert str(err.value) == (f"{path}: line {line}: the key (empty) is null to YAML, and a key here is a name; write "
+                              "it quoted: ''")
 
 
 @pytest.mark.parametrize(("written", "kind"), [("2026-06-01", "date"), ("2026-06-01 14:30:00", "time")])

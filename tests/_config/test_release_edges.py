@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from oloproof_nb._config.release import load_release, parse_release
+from oloproof_nb._config.release import criterion_hint, load_release, parse_release
 from oloproof_nb.errors import ConfigError
 
 
@@ -480,3 +480,11 @@ def test_a_threshold_given_as_a_series_is_refused_in_one_line() -> None:
     assert "\n" not in message
     assert message == ("release.yaml: criteria: threshold of 'a' must be a number between 0 and 1, "
                        "got 0    0.8 dtype: float64")
+
+
+def test_a_criterion_name_is_offered_down_to_a_likeness_of_six_tenths() -> None:
+    """``criterion_hint`` offers the closest criterion whose likeness (``difflib``'s ratio, 2·matched / letters of
+    both) is at least 0.6, as every other "did you mean" of the package. By hand: ``answer`` and ``answer_matches``
+    match 6 letters of 6 + 14, 12/20 = 0.6; ``answ`` 4 of 4 + 14, 8/18 < 0.6."""
+    assert criterion_hint("answer", ["answer_matches", "state_matches"]) == " (did you mean answer_matches?)"
+    assert criterion_hint("answ", ["answer_matches", "state_matches"]) == ""

@@ -34,3 +34,12 @@ def test_a_score_map_keeps_numpy_bools_with_bools() -> None:
     assert score_verdict(np.True_, {True: "fail"})[0] == "fail"
     assert score_verdict(np.True_, {1: "fail"}) == score_verdict(np.True_)  # the map says nothing of it
     assert score_verdict(np.int64(1), {1: "fail"})[0] == "fail"
+
+
+def test_a_score_map_holding_another_bool_says_nothing_of_a_bool_it_finds_under_a_number() -> None:
+    """``{1: "fail", False: "fail"}``: ``True`` is found under ``1``, and the map's one bool is ``False``, which is not
+    ``True``: the table passes it."""
+    mixed = {1: "fail", False: "fail"}
+    assert score_verdict(True, mixed) == ("pass", "")
+    assert score_verdict(False, mixed) == ("fail", "score False")
+    assert score_verdict(1, mixed) == ("fail", "score 1")

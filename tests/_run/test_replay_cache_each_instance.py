@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -273,3 +275,102 @@ def test_replay_prints_never_give_a_released_instances_print_to_one_built_at_its
             break
     assert id(other) == address  # CPython gives a freed object's memory to the next of its size
     assert prints.of(other) == careless != replay_fingerprint(_Desk(careful=True), _Desk, "f" * 64)
+
+
+def _key(path: str) -> str:
+    return replay_fingerprint(_Desk(path), _Desk, "f" * 64)
+
+
+def _whole_path_key(path: str) -> str:
+    """The key of a ``_Desk`` whose path keys as written (no fresh folder), computed by hand."""
+    picture = {"code": "f" * 64, "settings": [["path", path], ["careful", True]], "partial": []}
+    return hashlib.sha256(json.dumps(picture, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def test_the_temporary_folder_itself_is_a_path_as_written() -> None:
+    """A setting that names the temporary folder (no folder below it) is no fresh folder: keyed as written."""
+    base = tempfile.gettempdir()
+    assert _key(base) == _whole_path_key(base)
+    assert _key(base + os.sep) == _whole_path_key(base + os.sep)
+
+
+@pytest.fixture
+def two_fresh_folders() -> Iterator[list[Path]]:
+    made = [Path(tempfile.mkdtemp(prefix="desk-")) for _ in range(2)]
+    yield made
+    for m in made:
+        shutil.rmtree(m)
+
+
+def test_a_fresh_folder_holding_more_entries_than_a_key_reads_keys_by_its_whole_path(
+        two_fresh_folders: list[Path]) -> None:
+    """256 entries are read for the key; a folder of 257 (the same in both) keys by its whole path."""
+    for m in two_fresh_folders:
+        for i in range(256):
+            (m / f"{i:03}").touch()
+    assert _key(str(two_fresh_folders[0])) == _key(str(two_fresh_folders[1]))
+    for m in two_fresh_folders:
+        (m / "256").touch()
+    assert [_key(str(m)) for m in two_fresh_folders] == [_whole_path_key(str(m)) for m in two_fresh_folders]
+
+
+def test_a_fresh_folder_of_exactly_the_bytes_a_key_reads_keys_by_its_content(two_fresh_folders: list[Path]) -> None:
+    """1 MiB in all is read for the key, over any number of files: past it, the folder keys by its whole path."""
+    for m in two_fresh_folders:
+        (m / "a.bin").write_bytes(b"x" * (1 << 19))
+        (m / "b.bin").write_bytes(b"y" * (1 << 19))
+    assert _key(str(two_fresh_folders[0])) == _key(str(two_fresh_folders[1]))  # 1 MiB exactly
+    for m in two_fresh_folders:
+        (m / "c.bin").write_bytes(b"z")
+    assert [_key(str(m)) for m in two_fresh_folders] == [_whole_path_key(str(m)) for m in two_fresh_folders]
+
+
+def test_a_fresh_folder_keys_by_the_target_of_each_link_and_the_kind_of_each_entry(
+        two_fresh_folders: list[Path]) -> None:
+    first, second = two_fresh_folders
+    (first / "policy").symlink_to("careful.txt")
+    (second / "policy").symlink_to("careless.txt")
+    assert _key(str(first)) != _key(str(second))
+    (second / "policy").unlink()
+    (second / "policy").symlink_to("careful.txt")
+    assert _key(str(first)) == _key(str(second))
+    (first / "db").mkdir()
+    os.mkfifo(second / "db")
+    assert _key(str(first)) != _key(str(second))
+
+
+def test_a_fresh_folder_keys_by_its_prefix() -> None:
+    """``mkdtemp(prefix=...)`` names what the folder is for: two prefixes, two keys (the same content)."""
+    made = [tempfile.mkdtemp(prefix=prefix) for prefix in ("careful-", "careless-")]
+    try:
+        assert _key(made[0]) != _key(made[1])
+    finally:
+        for m in made:
+            os.rmdir(m)
+
+
+def test_a_fresh_folder_of_another_user_keys_by_its_whole_path(two_fresh_folders: list[Path],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder ``mkdtemp`` made for another user (its owner not this process's) is no folder made for the
+    instance."""
+    assert _key(str(two_fresh_folders[0])) == _key(str(two_fresh_folders[1]))
+    uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: uid + 1)
+    assert [_key(str(m)) for m in two_fresh_folders] == [_whole_path_key(str(m)) for m in two_fresh_folders]
+
+
+class _Slotted:
+    __slots__ = ("careful",)
+
+    def __init__(self, careful: bool = True) -> None:
+        self.careful = careful
+
+
+def test_replay_prints_key_an_instance_without_weak_references_as_built() -> None:
+    """An instance that takes no weak reference (``__slots__`` without ``__weakref__``) is told by its ``id``: its
+    settings changed after it was built, it still keys as built."""
+    prints = ReplayPrints(_Slotted, "f" * 64)
+    careless = prints.note(_Slotted(careful=False))
+    careless.careful = True
+    assert prints.of(careless) == replay_fingerprint(_Slotted(careful=False), _Slotted, "f" * 64) != \
+        replay_fingerprint(_Slotted(careful=True), _Slotted, "f" * 64)

@@ -227,3 +227,18 @@ def test_a_replay_run_live_on_a_renewed_instance_is_stored_under_that_instances_
     assert fresh.calls == 1
     assert _replay(Scripted(RECORDED), cache, lines, fingerprint="b" * 64).cached  # the fresh instance's key
     assert not _replay(Scripted(RECORDED), cache, lines, fingerprint="a" * 64).cached
+
+
+def test_a_replay_run_live_on_a_renewed_instance_with_no_key_of_its_own_is_not_stored(tmp_path: Path) -> None:
+    """``fingerprint_of`` giving no key for the fresh instance: its replay is stored under no key (not under an
+    empty fingerprint, nor the key of the instance that raised)."""
+    cache, lines = ReplayCache(tmp_path / "replays"), cast(list[dict[str, Any]], [])
+    fresh = Scripted(RECORDED)
+    make_replay(Scripted(RuntimeError("never called")), _case(), RECORDED, 1, None,
+                record={"criterion": "recovers", "tool": "pay", "fault": "error"},
+                reproduce=(RECORDED, STATE, (), (), {}), run_id="r1", system_version="v1",
+                code_fingerprint="a" * 64, timeout_s=None, cache=cache,
+                append=lines.append,  # type: ignore[arg-type]  # a record is a dict
+                live_on=lambda: fresh, fingerprint_of=lambda instance: None)
+    assert fresh.calls == 1
+    assert not [path for path in (tmp_path / "replays").rglob("*") if path.is_file()]
