@@ -88,14 +88,50 @@ def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
                          f"got {quote_value(digest)}")
     if known_ids is not None and case_id not in known_ids:
         which = f" of transform {transform!r}" if transform else ""
-        example = next(iter(sorted(known_ids)), None)
-        hint = f" (e.g. {example!r})" if example else ""
         raise ValueError(f"case id {case_id!r} is not a derived case{which} of this suite; "
-                         f"label ids are '<source id>~<transform>'{hint}")
+                         + _unknown_copy_hint(case_id, known_ids, transform))
     out = {"case_id": case_id, "valid": valid, "labeler": obj.get("labeler") or "", "note": obj.get("note") or ""}
     if digest is not None:
         out["digest"] = digest
     return out
+
+
+def _unknown_copy_hint(case_id: str, known_ids: Collection[str], transform: str | None) -> str:
+    """The clause after the refusal of ``case_id``, no derived case of ``transform`` (``known_ids``): what the id
+    is when the suite can tell (the source case itself, the same source's copy under another transform, a copy's id
+    with a transform's name appended again, a copy of a source the case file no longer holds), else the form of a
+    label id. ``'<source id>~<transform>'`` alone told the labeler of a case removed since, whose id has that form,
+    nothing about why it was refused.
+
+    Examples
+    --------
+    >>> known = {"c1~t", "c2~t"}
+    >>> _unknown_copy_hint("c1", known, "t")
+    "'c1' is the source case: its copy under transform 't' is 'c1~t'"
+    >>> _unknown_copy_hint("c9~t", known, "t")
+    "the suite has no case 'c9' for it to copy (a case removed or renamed since it was labeled? take its line out)"
+    >>> _unknown_copy_hint("c1~t~t", known, "t")
+    "'c1~t' is a copy already, and no copy is copied again: judge it as 'c1~t'"
+    >>> _unknown_copy_hint("c2~u", known, "t").split(";")[0]
+    "it names case 'c2' under transform 'u', not 't': this file judges the copies of 't' ('c2~t')"
+    """
+    if transform:
+        suffix = f"~{transform}"
+        if case_id + suffix in known_ids:
+            return f"{case_id!r} is the source case: its copy under transform {transform!r} is {case_id + suffix!r}"
+        source, tilde, other = case_id.rpartition("~")
+        if tilde and source and other != transform and source + suffix in known_ids:
+            return (f"it names case {source!r} under transform {other!r}, not {transform!r}: this file judges the "
+                    f"copies of {transform!r} ({source + suffix!r}); a copy of another transform is judged in that "
+                    "transform's own label file")
+        if source in known_ids:  # a copy's id with a transform's name appended again
+            return f"{source!r} is a copy already, and no copy is copied again: judge it as {source!r}"
+        if source and other == transform:
+            return (f"the suite has no case {source!r} for it to copy (a case removed or renamed since it was "
+                    "labeled? take its line out)")
+    example = next(iter(sorted(known_ids)), None)
+    hint = f" (e.g. {example!r})" if example else ""
+    return f"label ids are '<source id>~<transform>'{hint}"
 
 
 def pair_label(judgements: Iterable[Mapping[str, Any]]) -> Label:

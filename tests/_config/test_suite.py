@@ -1100,6 +1100,31 @@ def test_a_label_for_a_source_the_case_file_does_not_hold_is_refused_at_its_line
     assert load_suite(folder).labels["inj"][0]["case_id"] == "c2~inj"
 
 
+def test_a_label_of_a_case_removed_since_names_the_case_and_a_label_of_another_transform_its_file(make_suite) -> None:
+    """Both transforms' pairs labeled, then case c2 taken out of the case file: the label files still judge
+    ``c2~inj``, refused naming the case the suite no longer has (its id has the form of a label id); a judgement of
+    the other transform's copy written into this file names that transform."""
+    from oloproof_nb.errors import LabelFileError
+
+    transforms = [{"name": name, "field": "q", "template": "{value} " + name, "validity_labels": f"{name}.jsonl",
+                   "minimum_validity": 0.5} for name in ("inj", "polite")]
+    folder = make_suite([{"id": "c1", "input": {"q": "a"}}], evaluators=[{"type": "answer_matches"}],
+                        metamorphic={"transforms": transforms})
+    (folder / "polite.jsonl").write_text("", encoding="utf-8")
+    (folder / "inj.jsonl").write_text('{"case_id": "c1~inj", "valid": true}\n'
+                                      '{"case_id": "c2~inj", "valid": true}\n', encoding="utf-8")
+    with pytest.raises(LabelFileError) as info:
+        load_suite(folder)
+    assert str(info.value) == (f"{folder / 'inj.jsonl'}: line 2: case id 'c2~inj' is not a derived case of transform "
+                               "'inj' of this suite; the suite has no case 'c2' for it to copy (a case removed or "
+                               "renamed since it was labeled? take its line out)")
+    (folder / "inj.jsonl").write_text('{"case_id": "c1~polite", "valid": true}\n', encoding="utf-8")
+    with pytest.raises(LabelFileError) as info:
+        load_suite(folder)
+    assert "it names case 'c1' under transform 'polite', not 'inj': this file judges the copies of 'inj' " \
+           "('c1~inj')" in str(info.value)
+
+
 @pytest.mark.parametrize("alike", ["kept ", "kept\u200b", "ke\u00adpt", "kept\u202e"])
 def test_a_criterion_name_that_reads_as_another_is_refused(make_suite, alike: str) -> None:
     """``kept`` beside ``kept `` (or ``kept`` + U+200B) made two rows of the gate that read

@@ -40,6 +40,32 @@ def test_a_judgement_is_checked_against_an_empty_set_of_derived_ids() -> None:
         parse_judgement({"case_id": "a~t", "valid": True}, known_ids=set(), transform="t")
 
 
+@pytest.mark.parametrize(("case_id", "clause"), [
+    # the copy of a source the case file no longer holds: the id has the form '<source id>~<transform>'
+    ("c9~t", "; the suite has no case 'c9' for it to copy (a case removed or renamed since it was labeled? take its "
+             "line out)"),
+    ("a~b~t", "; the suite has no case 'a~b' for it to copy (a case removed or renamed since it was labeled? take "
+              "its line out)"),
+    # the source case's own id, and the same source's copy under another transform
+    ("c1", "; 'c1' is the source case: its copy under transform 't' is 'c1~t'"),
+    ("c2~u", "; it names case 'c2' under transform 'u', not 't': this file judges the copies of 't' ('c2~t'); a copy "
+             "of another transform is judged in that transform's own label file"),
+    # a copy's id with the transform's name appended twice: the copy is in the suite, no case is its source
+    ("c1~t~t", "; 'c1~t' is a copy already, and no copy is copied again: judge it as 'c1~t'"),
+    # nothing the suite can tell: the form of a label id
+    ("zz", "; label ids are '<source id>~<transform>' (e.g. 'c1~t')"),
+    ("~t", "; label ids are '<source id>~<transform>' (e.g. 'c1~t')"),
+])
+def test_an_id_no_copy_of_the_transform_has_is_refused_saying_what_it_is(case_id: str, clause: str) -> None:
+    """A judgement of no copy of transform ``t`` (copies ``c1~t``, ``c2~t``) is refused with what its id is, as far
+    as the copies tell: a copy of a case taken out of the case file since (its id has the form of a label id, so
+    the form alone said nothing), the source case itself, a copy's id with the transform's name twice, or the copy
+    of another transform."""
+    with pytest.raises(ValueError) as info:
+        parse_judgement({"case_id": case_id, "valid": True}, known_ids={"c1~t", "c2~t"}, transform="t")
+    assert str(info.value) == f"case id {case_id!r} is not a derived case of transform 't' of this suite{clause}"
+
+
 def test_a_null_labeler_reads_as_no_labeler() -> None:
     # "labeler": null is allowed (as "note": null) and stored as "", never None
     assert parse_judgement({"case_id": "a~t", "valid": False, "labeler": None}) == {
