@@ -8,6 +8,7 @@ there.
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import stat
@@ -66,6 +67,10 @@ class RunLock:
         except OSError as exc:
             if path.is_symlink():
                 raise RunDirError(link_refused(path)) from None
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):  # a read-only folder: the run writes in it
+                raise RunDirError(f"{path}: cannot open the run's lock file ({exc.strerror}); this user may not write "
+                                  "the run folder, which a run and its resume write into: choose another out= in a "
+                                  "folder you can write, or make this one writable to resume its run") from None
             raise RunDirError(f"{path}: cannot open the run's lock file ({exc.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -457,7 +457,8 @@ class RunStore:
                 raise RunDirError(f"{directory}: no run to resume (the folder holds no {MANIFEST}: no run started "
                                   "there, or it was stopped before its manifest was written); start the run "
                                   "without resume=True, which reuses this folder")
-            if directory.is_file():  # "no manifest.json" sent the user looking in a file for a file
+            if directory.exists() and not directory.is_dir():  # "no manifest.json" sent the user looking in a file
+                # (or a named pipe, a device) for a file; a new run at one says "is a file, not a folder" too
                 raise RunDirError(f"{directory}: is a file, not a run directory; choose another out= (the run "
                                   "directory to resume)")
             raise RunDirError(f"{directory}: not a run directory (no {MANIFEST})")  # refused before it is touched

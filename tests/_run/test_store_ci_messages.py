@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import oloproof_nb as op
+from oloproof_nb._run import lock as lock_module
 from oloproof_nb._run import store as store_module
 from oloproof_nb.errors import RunDirError
 
@@ -74,6 +75,31 @@ def test_a_run_folder_that_may_not_be_made_says_to_choose_an_out_that_can_be_wri
         op.run(suite, out=out, progress=False)
     assert str(caught.value) == (f"{out}: cannot create the run directory ({os.strerror(code)}); choose another "
                                  "out= in a folder you can write (outside a read-only checkout)")
+
+
+@pytest.mark.parametrize("code", [errno.EACCES, errno.EROFS])
+def test_a_run_folder_whose_lock_may_not_be_opened_says_this_user_may_not_write_it(
+        make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
+    """An empty folder this user may not write (``mkdir ro; chmod a-w ro; --out ro``): the folder exists, so nothing
+    is made, and the first thing written is the lock. It said only ``.lock: cannot open the run's lock file
+    (Permission denied)``, where a folder that cannot be made says to choose an ``out=`` that can be written."""
+    suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
+    real_open_fd = lock_module.open_fd
+
+    def refused(path: Path, flags: int, mode: int = 0o644) -> int:  # root's tests cannot make one by its modes
+        if path.name == ".lock":
+            raise OSError(code, os.strerror(code), str(path))
+        return real_open_fd(path, flags, mode)
+
+    monkeypatch.setattr(lock_module, "open_fd", refused)
+    out = tmp_path / "ro"
+    out.mkdir()
+    with pytest.raises(RunDirError) as caught:
+        op.run(suite, out=out, progress=False)
+    assert str(caught.value) == (f"{out / '.lock'}: cannot open the run's lock file ({os.strerror(code)}); this user "
+                                 "may not write the run folder, which a run and its resume write into: choose another "
+                                 "out= in a folder you can write, or make this one writable to resume its run")
+    assert list(out.iterdir()) == []
 
 
 def test_another_error_making_the_run_folder_gets_no_advice_about_permissions(
@@ -138,3 +164,15 @@ def test_a_resume_of_a_file_is_no_run_directory(make_suite: Any, tmp_path: Path)
     assert str(caught.value) == (f"{out}: is a file, not a run directory; choose another out= (the run directory "
                                  "to resume)")
     assert out.read_text(encoding="utf-8") == "notes\n"
+
+
+def test_a_resume_of_a_named_pipe_is_no_run_directory(make_suite: Any, tmp_path: Path) -> None:
+    """A named pipe at ``out`` is no folder either: said as a new run at one says it (it was "not a run directory
+    (no manifest.json)"), and never opened (a pipe with no writer would block)."""
+    suite = op.load_suite(make_suite(CASES, evaluators=[{"type": "answer_matches"}]))
+    out = tmp_path / "pr-run"
+    os.mkfifo(out)
+    with pytest.raises(RunDirError) as caught:
+        op.run(suite, out=out, resume=True, progress=False)
+    assert str(caught.value) == (f"{out}: is a file, not a run directory; choose another out= (the run directory "
+                                 "to resume)")
