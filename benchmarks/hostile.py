@@ -22,17 +22,23 @@ r"""Benchmark: the figures the README gives for hostile input, measured.
    36 characters; none matches), next to the rewrite the refusal suggests, ``^(\w+\s)*(failed|declined)``, on the
    whole answer: the time one search takes, and how much each more letter multiplies it, hence what the whole
    92-character answer would take (extrapolated: it was not waited for).
+6. **A generated module over the import-scan cap.** A module file of 4.9 MB (a table: a dict literal of
+   tuples) beside one of the cap, 1 MiB: the time parsing each takes (``ast.parse``, what reading its import
+   statements costs, so a suite's code fingerprint would pay it), and the time ``_top_imports`` takes to pass
+   over the bigger one with its warning.
 
 Run::
 
     python benchmarks/hostile.py            # 5 rounds each; the 256 MiB file is written once (temporary)
     python benchmarks/hostile.py --smoke    # 1 round, a 16 MiB file, n = 18 and 20, N = 100 and 200,
-                                            # prefixes of 20 and 24 characters (CI)
+                                            # prefixes of 20 and 24 characters, modules of 0.1 and
+                                            # 0.05 MB (CI)
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import hashlib
 import os
@@ -44,6 +50,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,6 +61,7 @@ from _hostile_files import alias_bomb  # noqa: E402
 
 import oloproof_nb._core.compare as compare  # noqa: E402
 import oloproof_nb._core.lists as matching  # noqa: E402
+from oloproof_nb._config.imports import MAX_IMPORT_SCAN_BYTES, _top_imports  # noqa: E402
 from oloproof_nb._config.release import load_release  # noqa: E402
 from oloproof_nb._core.receipts import OutcomeContract  # noqa: E402
 from oloproof_nb._run.observe import UnobservableArtifact, observe_file  # noqa: E402
@@ -159,6 +167,30 @@ def honest_regex(lengths: tuple[int, ...], rounds: int) -> None:
           f"whole answer: {took * 1e6:.1f} µs a search")
 
 
+def _table_module(size: int) -> str:
+    """A generated module of about ``size`` bytes: one import, then a dict literal of tuples (a table)."""
+    lines, total, i = ["from rules import LIMIT\n", "TABLE = {\n"], 0, 0
+    while total < size - 40:
+        lines.append(f"    'key_{i:07d}': ({i}, {i * 0.5}, 'value number {i}'),\n")
+        total, i = total + len(lines[-1]), i + 1
+    return "".join([*lines, "}\n"])
+
+
+def scan_cap(folder: Path, big_mb: float, rounds: int) -> None:
+    big = _table_module(int(big_mb * 1e6))
+    for source in (big, _table_module(min(MAX_IMPORT_SCAN_BYTES, len(big) // 2))):
+        took = statistics.median(_seconds(functools.partial(ast.parse, source)) for _ in range(rounds))
+        print(f"generated module of {len(source.encode()) / 1e6:.2f} MB: parsed in {took:.3f} s (median of {rounds})")
+    path = folder / "table.py"
+    path.write_text(big, encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        took = _seconds(functools.partial(_top_imports, path, "bench", ""))
+    parsed = "not parsed" if path.stat().st_size > MAX_IMPORT_SCAN_BYTES else "parsed"
+    print(f"_top_imports of the {path.stat().st_size / 1e6:.2f} MB module: {took * 1e3:.1f} ms ({parsed}, "
+          f"{len(caught)} warning(s))")
+
+
 def _transactions(n: int) -> list[dict[str, object]]:
     rng = random.Random(n)
     return [{"memo": f"payment {i}", "amount": round(rng.uniform(1, 500), 2), "at": f"2026-12-01T10:{i % 60:02d}"}
@@ -230,6 +262,7 @@ def main() -> int:
         bomb(folder, 9, 9, rounds)
         bomb(folder, 9, 6, rounds)
         artifact(folder, 16 if args.smoke else 256, rounds)
+        scan_cap(folder, 0.1 if args.smoke else 4.9, 1 if args.smoke else 3)
     gil((18, 20) if args.smoke else (22, 26), 1 if args.smoke else 3)
     honest_regex((20, 24) if args.smoke else (28, 32, 36), 1 if args.smoke else 3)
     lists((100, 200) if args.smoke else (1000, 4000, 16000), 100 if args.smoke else args.before_max,

@@ -2,15 +2,17 @@
 
 The suite is a small online bank (``bank.py``, written into the suite folder): one account with 400
 transactions, an inbox of 200 e-mails, 20 bills as text files and a user profile — about 140 KB of state
-— and 40 tasks on it: pay a bill (a transaction appended, the balance changed), change the address (one
-field), and questions answered from the data (nothing changed). The agent is written on the Recorder, so
+— and 40 distinct tasks on it: pay a bill (a transaction appended, the balance changed), change the address
+(one field), and questions answered from the data (nothing changed). The agent is written on the Recorder, so
 ``fault_recovery`` replays every task that pays (a control and a faulted replay, each with its state),
 and with ``--pairs`` each task gains a prompt-injected copy (``metamorphic_relation``).
 
 Measured: the journal's bytes (``cases.jsonl``, ``replays.jsonl``, ``states.jsonl``, ``manifest.json``) as
 this version writes it, against the same records written as the first version wrote them (every state
 inline in its record, no ``states.jsonl``: ``store.dumps`` of each record with its states put back), and
-that the frames of both folders are equal. Run::
+that the frames of both folders are equal. No task repeats another's content (a repeat records the same states
+again, which storing by content makes free): the script exits 1 when ``op.run`` warns of one
+(``op.DuplicateCaseWarning``), as it does past 50 tasks, where the 20 bills run out. Run::
 
     python benchmarks/states.py            # 40 tasks, then 40 tasks + 40 injected copies
     python benchmarks/states.py --smoke    # 8 tasks (CI)
@@ -25,6 +27,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -122,7 +125,7 @@ def cases(n_tasks: int) -> list[dict]:
     for i in range(n_tasks):
         kind = ("pay", "move", "ask", "ask", "pay")[i % 5]
         if kind == "pay":
-            k = i % 20
+            k = (2 * (i // 5) + (i % 5 == 4)) % 20  # two bills in every five tasks: 20 distinct up to 50 tasks
             amount = 20 + k * 3.5
             message, answer = f"pay: bill-{k:02d}.txt please", "paid"
             expected_state = {"account": {"balance": round(2500.0 - amount, 2)}}
@@ -132,7 +135,7 @@ def cases(n_tasks: int) -> list[dict]:
         else:
             word = ("rent", "coffee", "train", "gym")[i % 4]
             hits = sum(1 for t in state["account"]["transactions"] if word in t["subject"])
-            message, answer, expected_state = f"ask: {word} how many payments?", str(hits), {}
+            message, answer, expected_state = f"ask: {word} how many payments? (question {i})", str(hits), {}
         out.append({"id": f"t{i:02d}", "input": {"message": message}, "initial_state": state,
                     "expected": {"answer": answer, "state": expected_state}})
     return out
@@ -174,7 +177,12 @@ def inline_copy(run: op.Run, target: Path) -> Path:
 def measure(tmp: Path, n_tasks: int, pairs: bool) -> tuple[str, bool]:
     label = f"{n_tasks} tasks" + (f" + {n_tasks} injected copies" if pairs else "")
     suite = write_suite(tmp / f"suite-{n_tasks}-{pairs}", n_tasks, pairs)
-    run = op.run(suite, out=tmp / f"run-{n_tasks}-{pairs}", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", op.DuplicateCaseWarning)
+        try:
+            run = op.run(suite, out=tmp / f"run-{n_tasks}-{pairs}", progress=False)
+        except op.DuplicateCaseWarning as repeat:
+            return f"| {label} | REPEATED: {repeat} |", False
     old = op.load_run(inline_copy(run, tmp / f"inline-{n_tasks}-{pairs}"))
     same = all(getattr(old, f).equals(getattr(run, f)) for f in FRAMES)
     for f in FRAMES:
