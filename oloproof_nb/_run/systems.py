@@ -216,13 +216,19 @@ class Held:
         return kept
 
 
-def version_of(instance: Any) -> str | None:
-    """The system's ``version`` as a string, or None."""
-    try:
+def version_of(instance: Any, timeout_s: float | None = None) -> str | None:
+    """The system's ``version`` as a string, or None.
+
+    Reading it (a property of the user's) and turning it into text (its ``__str__``) are calls into the system,
+    made under the timeout: one that raises (``SystemExit`` and ``KeyboardInterrupt`` included) or takes longer
+    than ``timeout_s`` is an :class:`~oloproof_nb.errors.OloproofError` in one line, never a hang of the run.
+    """
+    def text() -> str | None:
         version = getattr(instance, "version", None)
-    except Exception as exc:  # noqa: BLE001 - a property of the user's that raises
-        raise OloproofError(f"reading the system's version raised {failure_reason(exc)}") from None
-    return None if version is None else storable(str(version))
+        return None if version is None else str(version)
+
+    version = _call(text, "reading the system's version", timeout_s)
+    return None if version is None else storable(version)
 
 
 #: The file digests a run took of the code its instances run, by the classes that code is (:func:`code_fingerprint`'s
@@ -267,10 +273,7 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
     cover them (e.g. a digest of its package folder, or a git commit): the
     replay cache keys on it, and ``--resume`` refuses a run whose fingerprint changed.
     """
-    try:
-        method = getattr(instance, "fingerprint", None)
-    except Exception as exc:  # noqa: BLE001 - a property of the user's that raises
-        raise OloproofError(f"reading the system's fingerprint raised {failure_reason(exc)}") from None
+    method = _call(lambda: getattr(instance, "fingerprint", None), "reading the system's fingerprint", timeout_s)
     extra = None
     if callable(method):
         extra = _call(method, "system.fingerprint()", timeout_s)
@@ -302,8 +305,8 @@ def identity_of(instance: Any, target: Any, *, root: Path | None, spec: str | No
                 timeout_s: float | None, known: KnownCode | None = None) -> tuple[str | None, str | None]:
     """``(version, code fingerprint)`` of a built system (:func:`version_of`, :func:`code_fingerprint`, given
     ``known``): what a run records of its system, and what every instance a worker builds for the run must match."""
-    return version_of(instance), code_fingerprint(instance, target, root=root, spec=spec, timeout_s=timeout_s,
-                                                  known=known)
+    return version_of(instance, timeout_s), code_fingerprint(instance, target, root=root, spec=spec,
+                                                             timeout_s=timeout_s, known=known)
 
 
 class OtherSystem(OloproofError):

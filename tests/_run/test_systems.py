@@ -7,12 +7,20 @@ import functools
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from oloproof_nb._run.systems import as_factory, build, code_fingerprint, replay_fingerprint, version_of
+from oloproof_nb._run.systems import (
+    as_factory,
+    build,
+    code_fingerprint,
+    identity_of,
+    replay_fingerprint,
+    version_of,
+)
 from oloproof_nb.errors import OloproofError
 
 
@@ -56,6 +64,65 @@ def test_the_version_is_text_utf8_can_hold_or_none(version: object, shown: str |
     system.version = version  # type: ignore[attr-defined]
     assert version_of(system) == shown
     assert version_of(object()) is None
+
+
+class _Raising:
+    """A system whose ``version`` and ``fingerprint`` are properties raising what they are given."""
+
+    def __init__(self, raised: BaseException) -> None:
+        self.raised = raised
+
+    def run(self, input: Any) -> None:
+        return None
+
+    @property
+    def version(self) -> str:
+        raise self.raised
+
+    @property
+    def fingerprint(self) -> Any:
+        raise self.raised
+
+
+@pytest.mark.parametrize(("raised", "shown"), [
+    (KeyboardInterrupt(), "KeyboardInterrupt"),
+    (SystemExit(3), "SystemExit: 3"),
+    (RuntimeError("no deployment"), "RuntimeError: no deployment"),
+])
+def test_a_version_or_fingerprint_property_that_raises_is_one_line(raised: BaseException, shown: str) -> None:
+    """Reading them runs the system's code: what it raises, ``KeyboardInterrupt`` and ``SystemExit`` included, is
+    the system's, in one line (a ``KeyboardInterrupt`` propagated, and the command blamed a SIGINT it never got)."""
+    system = _Raising(raised)
+    with pytest.raises(OloproofError) as info:
+        version_of(system)
+    assert str(info.value) == f"reading the system's version raised {shown}"
+    with pytest.raises(OloproofError) as info:
+        code_fingerprint(system, _Raising, root=None, spec=None, timeout_s=None)
+    assert str(info.value) == f"reading the system's fingerprint raised {shown}"
+
+
+def test_a_version_that_never_returns_is_a_timeout_not_a_hang() -> None:
+    """A ``version`` property (or its ``__str__``) that waits on a server is timed as the constructor is: the run
+    read it outside any timeout and hung with it."""
+    release = threading.Event()
+
+    class Text:
+        def __str__(self) -> str:
+            release.wait(10)  # released at once below; without the timeout, read after 10 s
+            return "v1"
+
+    class Hanging:
+        version = Text()
+
+        def run(self, input: Any) -> None:
+            return None
+
+    try:
+        with pytest.raises(OloproofError) as info:
+            identity_of(Hanging(), Hanging, root=None, spec=None, timeout_s=0.1)
+    finally:
+        release.set()
+    assert str(info.value) == "reading the system's version took longer than case_timeout_s=0.1"
 
 
 class Versioned:

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from _booking_desk import booking_desk
 from _frame_checks import rename_run
+from conftest import SCRIPTED_SYSTEM
 
 from oloproof_nb.cli import main
 
@@ -655,6 +656,28 @@ def test_sys_exit_or_keyboard_interrupt_at_import_or_in_the_constructor_is_exit_
     assert code == 2 and out == ""
     line = one_error_line(err)
     assert f"{root / 'oloproof.yaml'}: system: " in line and words in line
+
+
+@pytest.mark.parametrize(("raised", "words"), [
+    ("KeyboardInterrupt()", "reading the system's version raised KeyboardInterrupt"),
+    ("SystemExit(0)", "reading the system's version raised SystemExit: 0"),
+])
+def test_a_version_property_raising_keyboard_interrupt_or_sys_exit_is_one_line_naming_the_system(
+        tmp_path: Path, make_suite: Callable[..., Path], capsys: pytest.CaptureFixture[str],
+        raised: str, words: str) -> None:
+    """Not a SIGINT the command never got, nor a bare ``SystemExit: 0``: the system's own doing, named as such."""
+    code = SCRIPTED_SYSTEM + f"""
+
+class Unversioned(Scripted):
+    @property
+    def version(self):
+        raise {raised}
+"""
+    root = make_suite(PERFECT_CASES, evaluators=EVALUATORS, release=RELEASE, system="sysmod:Unversioned",
+                      system_code=code)
+    assert main(["run", str(root), "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    line = _error_line(capsys)
+    assert line.endswith(f"{root / 'oloproof.yaml'}: system: {words}")
 
 
 @pytest.mark.parametrize(("how", "words"), [
