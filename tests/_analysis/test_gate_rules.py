@@ -265,6 +265,19 @@ def test_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     assert r["reason"].startswith('all_missing; every row is missing: "no_state_recorded" (all 5 rows)')
 
 
+def test_a_criterion_of_one_missing_row_is_all_missing_not_an_interval(tmp_path: Path) -> None:
+    """One case, its row missing: ``all_missing`` (not the Clopper-Pearson interval of 0 passes in 1 row, which
+    holds the threshold and said ``interval_includes_threshold``)."""
+    cases = answer_cases(*layout(1, sizes=1))
+    cases[0]["expected"]["state"] = {"orders": {"ord-999": {"status": "open"}}}
+    folder = write_suite(tmp_path, cases, [{"type": "state_matches"}], {"criteria": {"state_matches": 0.1}})
+    (folder / "desk.py").write_text(SYSTEM.replace("    def snapshot(self):\n        return dict(self.state)\n", ""))
+    run = op.run(op.load_suite(folder), out=folder / "runs" / "r", progress=False)
+    r = gate_row(op.gate(run), "state_matches")
+    assert r["missing"] == r["n"] == 1
+    assert r["verdict"] == "INSUFFICIENT_EVIDENCE" and r["reason"].startswith("all_missing")
+
+
 def test_a_reduced_criterion_all_missing_is_insufficient_with_its_reason(tmp_path: Path) -> None:
     """pass^2 over 2 epochs of 5 cases whose every state row is missing (a system without snapshot()): 5 cases all
     missing by hand, so all_missing, as the mean row of the same rows says; not a FAIL of five values of 0."""

@@ -141,6 +141,10 @@ def test_on_the_one_instance_given_the_reason_says_an_earlier_replay_raised(tmp_
         "replay_raised: reset() raised OperationalError: database is locked (after an earlier replay of this case "
         "raised on the one system instance given to the run, which cannot be replaced: give the class or a factory "
         "to run each replay after one that raised on a fresh instance)"]
+    # the replay that raised first has no earlier one to blame: its reason is its own
+    refund = verdicts[(verdicts["case_id"] == "o1") & (verdicts["criterion"] == "recovers_from_error_at_issue_refund")]
+    assert list(refund["reason"].str.startswith("replay_raised: KeyError: 'refund_id'")) == [True]
+    assert not refund["reason"].str.contains("after an earlier replay", regex=False).any()
 
 
 

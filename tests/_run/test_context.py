@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import oloproof_nb as op
 from oloproof_nb._core.case import case_from_mapping
 from oloproof_nb._core.receipts import Evidence, OutcomeContract
 from oloproof_nb._core.trajectory import Trajectory
@@ -264,3 +265,45 @@ def test_a_replay_that_raised_on_the_fresh_instance_is_its_own_raise() -> None:
     live.replay(case, Trajectory(steps=[]), 0, None, record={"criterion": "c", "tool": "lookup", "fault": "error"},
                 reproduce=None)
     assert len(built) == 2
+
+
+FAULTED_DESK = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "d1"
+
+    def reset(self, state):
+        self.state = dict(state)
+
+    def snapshot(self):
+        return dict(self.state)
+
+    def lookup(self, key):
+        return {"ok": True, "key": key}
+
+    def act(self, input, rec):
+        rec.tool("lookup", self.lookup, key=input["cid"])
+        self.state["done"] = input["cid"]
+        return "ok"
+'''
+
+
+def test_a_fault_replayed_live_leaves_the_next_faults_of_its_checkpoint_to_the_cache(
+        make_suite: Any, tmp_path: Path) -> None:
+    """A fault added to the suite is replayed live at a checkpoint whose control the cache gave: the faults after it
+    there are still taken from the cache (only a control that ran live makes them run live too)."""
+    cases = [{"id": "c0", "input": {"cid": "c0"}, "initial_state": {}, "expected": {"answer": "ok"}}]
+    faults = {name: {"type": "fault_recovery", "tool": "lookup", "fault": name} for name in ("error", "timeout",
+                                                                                             "malformed")}
+    first = make_suite(cases, system="sysmod:Desk", system_code=FAULTED_DESK, folder="suite",
+                       evaluators=[faults["error"], faults["malformed"]])
+    op.run(op.load_suite(first), out=tmp_path / "first", progress=False)
+    (first / "oloproof.yaml").write_text((first / "oloproof.yaml").read_text(encoding="utf-8").replace(
+        "- type: fault_recovery\n  tool: lookup\n  fault: malformed\n",
+        "- type: fault_recovery\n  tool: lookup\n  fault: timeout\n"
+        "- type: fault_recovery\n  tool: lookup\n  fault: malformed\n"), encoding="utf-8")
+    again = op.run(op.load_suite(first), out=tmp_path / "again", progress=False)
+    replays = again.replays
+    assert replays[["fault", "cached"]].values.tolist() == [["error", True], ["timeout", False], ["malformed", True]]

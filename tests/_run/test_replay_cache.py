@@ -641,6 +641,23 @@ def test_only_an_entry_of_its_own_key_and_schema_holding_a_trajectory_is_used(tm
     assert cache.get(mine) is None
 
 
+def test_an_entry_is_written_and_read_whatever_json_dumps_and_json_loads_now_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system run on a thread of the run's process shares its ``json`` module: one that replaced ``json.loads``
+    (a library's shim) made every entry read back a miss, each replay run live again; one whose ``json.dumps``
+    returns bytes (as ``orjson.dumps`` does) made the write fail."""
+    from oloproof_nb._run.replay_cache import ReplayCache
+
+    cache = ReplayCache(tmp_path / "replays")
+    first, second = (replay_key("v1", "f" * 64, "d" * 64, checkpoint, None, "r" * 64) for checkpoint in (0, 1))
+    entry: dict[str, object] = {"trajectory": {"steps": [{"tool": "look", "args": {}, "result": "é"}]}, "state": {}}
+    cache.put(first, entry)
+    monkeypatch.setattr(json, "loads", lambda *args, **kwargs: {"patched": True})
+    monkeypatch.setattr(json, "dumps", lambda *args, **kwargs: b"{}")
+    cache.put(second, entry)
+    assert cache.get(first) == entry and cache.get(second) == entry
+
+
 def test_a_write_that_fails_leaves_no_temporary_file_and_no_entry(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache is optional: a full disk at the rename is ignored, and the half-made file is removed."""
