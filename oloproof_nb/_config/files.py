@@ -175,10 +175,11 @@ def home_shorthand(path: str) -> str | None:
     >>> said = home_shorthand("~/runs/r1")
     >>> said.startswith("'~/runs/r1' starts with '~', which only a shell expands to the home folder")
     True
-    >>> home_shorthand("runs/~"), home_shorthand("~alice/x"), home_shorthand("~backup.jsonl")
-    (None, None, None)
+    >>> home_shorthand("runs/~"), home_shorthand("~alice/x"), home_shorthand("~backup.jsonl"), home_shorthand("./~/x")
+    (None, None, None, None)
     """
-    if Path(path).parts[:1] != ("~",):
+    # the text as written, not its parts: pathlib drops a leading "./", and ./~/x names a folder '~' on purpose
+    if path != "~" and not path.startswith(tuple(f"~{sep}" for sep in (os.sep, os.altsep) if sep)):
         return None
     return (f"{quote(path)} starts with '~', which only a shell expands to the home folder (here it names a folder "
             f"'~'); write the path in full: {quote(os.path.expanduser(path))}")

@@ -36,6 +36,6 @@ def test_a_label_file_from_the_home_folder_is_refused(tmp_path: Path, monkeypatc
                                  f"{_said('~/labels.jsonl', tmp_path / 'labels.jsonl')}")
 
 
-@pytest.mark.parametrize("cases", ["cases~.jsonl", "~cases.jsonl", "data/~/cases.jsonl"])
+@pytest.mark.parametrize("cases", ["cases~.jsonl", "~cases.jsonl", "data/~/cases.jsonl", "./~/cases.jsonl"])
 def test_a_tilde_elsewhere_is_part_of_the_name(cases: str) -> None:
     assert parse_suite_config({**BASE, "cases": cases}).cases == cases

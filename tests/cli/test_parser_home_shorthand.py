@@ -39,8 +39,9 @@ def test_a_home_shorthand_left_unexpanded_is_refused(argv: list[str], argument: 
 
 def test_a_tilde_elsewhere_in_a_path_is_a_name_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """``~alice/…`` and ``backup~`` are read as written: only a first part that is ``~`` itself is refused."""
+    """``~alice/…`` and ``backup~`` are read as written: only a first part that is ``~`` itself is refused. So is
+    ``./~/runs``, the way to name a folder called ``~`` in the current folder (no shell expands it)."""
     monkeypatch.chdir(tmp_path)
-    for name in ("~alice/runs", "runs~", "~runs"):
+    for name in ("~alice/runs", "runs~", "~runs", "./~/runs", "./~"):
         assert main(["gate", name]) == 2  # nothing there
-        assert capsys.readouterr().err.startswith(f"oloproof: error: {name}: no such file or folder")
+        assert capsys.readouterr().err.startswith(f"oloproof: error: {Path(name)}: no such file or folder")
