@@ -94,6 +94,10 @@ def read_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         except KeyTwice as exc:  # {"valid": false, "valid": true} read as valid, the last one winning
             raise LabelFileError(path, lineno, f"key {quote(exc.args[0])} appears twice; give each key once") from None
         except (ValueError, RecursionError) as exc:  # also a number too long to convert
+            if not out and _csv_header(line):  # a spreadsheet's export: "not valid JSON" at line 1 said no more
+                raise LabelFileError(path, lineno, f"looks like a CSV header ({quote(line.strip())}), not JSON; "
+                                     "a label file is JSON Lines, one object a line: "
+                                     '{"case_id": ..., "valid": true|false}') from None
             raise LabelFileError(path, lineno, f"not valid JSON ({parse_problem(exc)}); each line must be one JSON "
                                  'object {"case_id": ..., "valid": true|false, "labeler": ..., "note": ...}'
                                  + lone_cr_hint(line)) from None
@@ -135,6 +139,21 @@ def read_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         seen[key] = (lineno, labeler)
         out.append(judgement)
     return out, hashlib.sha256(raw).hexdigest()
+
+
+def _csv_header(line: str) -> bool:
+    """Whether ``line`` reads as the header of a CSV (or tab-separated) table of judgements: ``case_id,valid``.
+
+    Examples
+    --------
+    >>> _csv_header("case_id,valid,labeler"), _csv_header('"case_id";"valid"'), _csv_header("case_id valid")
+    (True, True, False)
+    """
+    for sep in (",", "\t", ";"):
+        fields = [field.strip().strip('"').strip() for field in line.split(sep)]
+        if len(fields) > 1 and "case_id" in fields:
+            return True
+    return False
 
 
 def _later_stale(lines: list[str], lineno: int, known_ids: Collection[str] | None,

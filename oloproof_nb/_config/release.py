@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import os
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,7 +16,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from .._core.epochs import REDUCE_HELP, parse_reduce
 from .._core.stats import MIN_CONFIDENCE  # the lowest confidence a release file may ask for (one number, as the API's)
 from ..errors import ConfigError, format_loc, quote, quote_value
-from .files import a_number, config_error, plain_number, read_yaml, refuse_internal_keys, text_number, yaml_number
+from .files import (
+    a_number,
+    config_error,
+    named_alike,
+    plain_number,
+    read_yaml,
+    refuse_internal_keys,
+    text_number,
+    yaml_number,
+)
 
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "revalidated",
            "check_reductions", "flat_settings", "setting_change", "relaxed_settings", "criterion_hint"]
@@ -238,6 +248,9 @@ def load_release(path: str | Path) -> ReleaseConfig:
     what the model dumps, ``reductions`` included.
     """
     path = Path(path)
+    alike = None if os.path.lexists(path) or "\0" in str(path) else named_alike(path)
+    if alike is not None:  # a mistyped --release: "file not found" alone, beside the file the user meant
+        raise ConfigError(path, None, f"file not found; the folder holds {quote(alike)}: give that file")
     raw = read_yaml(path)
     refuse_internal_keys(raw, ReleaseConfig, path)
     return parse_release(raw, path)

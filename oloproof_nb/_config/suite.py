@@ -601,6 +601,14 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         labels_file = root / transform.validity_labels
         _refuse_a_broken_link(labels_file)
         if not labels_file.exists():
+            alike = named_alike(labels_file)
+            named = {os.path.normpath(path) for path in (cases_file, *(root / t.validity_labels
+                                                                       for t in config.metamorphic.transforms))}
+            if alike is not None and os.path.normpath(labels_file.parent / alike) not in named:  # a typo (another
+                # transform's label file is not: "labels/b.jsonl" beside "labels/a.jsonl" not written yet)
+                raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
+                                  f"label file {labels_file} not found; the folder holds {quote(alike)}: name it in "
+                                  "validity_labels, or rename it")
             raise ConfigError(suite_file, f"metamorphic.transforms[{i}].validity_labels",
                               f"label file {labels_file} not found; write one judgement "
                               f'per line: {{"case_id": "<source id>~{transform.name}", "valid": true|false}}, '

@@ -352,9 +352,14 @@ def _write_error(path: Path, exc: OSError, started: bool = True) -> StoreWriteEr
                                "did not open: os.closerange, a library detaching from the terminal). Give such a "
                                "system isolation: process (a worker's descriptors are its own), then resume the run")
     if exc.errno in (errno.ENOENT, errno.ESTALE):  # no space to free: the folder went away under the run
+        # a folder moved whole still holds the run: a resume of it where it is now finishes it (start it again
+        # said only what a deleted one needs)
+        moved = ("if it was moved, resume the run where it is now (resume=True, or --resume, with the new path as "
+                 "out); if it was deleted, " if started else "")
         return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
                                "The run folder, or a folder on its path, was deleted or moved while the run went on "
-                               "(by the system itself?): start the run again, into a folder nothing else removes")
+                               f"(by the system itself?): {moved}start the run again, into a folder nothing else "
+                               "removes")
     fix = _LIMITS.get(exc.errno or 0, "Free space (or fix the disk)")
     return StoreWriteError(f"{path}: cannot write ({why}); the run stopped and nothing was blamed on the system. "
                            f"{fix}, then {then}")
