@@ -147,3 +147,44 @@ def test_ties_and_rows_the_base_did_not_measure_are_weighed_together(make_suite:
     assert row["verdict"] == cmp.verdict == "INSUFFICIENT_EVIDENCE"  # was NO_REGRESSION
     assert row["reason"].startswith("base_missing: 1 paired row(s) are missing in the base run")
     assert f"as ties, ci_low is {both:.4g}, below −margin" in row["reason"]
+
+
+class Crashes(Desk):
+    """`Desk`, whose run of the cases of ``crash`` raises: the base measured nothing there (missing)."""
+
+    def __init__(self, retry: set[str], skip: set[str], version: str, crash: set[str]) -> None:
+        super().__init__(retry, skip, version)
+        self.crash = crash
+
+    def act(self, input: dict[str, Any], rec: Any) -> str:  # noqa: A002 - the system protocol's parameter name
+        if input["tag"] in self.crash:
+            raise RuntimeError("the sandbox went down")
+        return super().act(input, rec)
+
+
+def test_ties_of_another_criterion_are_not_weighed_with_rows_the_base_did_not_measure(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """20 cases, both criteria gated at margin 0.4. The base's run of c19 raises (missing in both criteria); the
+    candidate calls no tool in c18, whose replay the base failed, and answers it wrong. answer_matches: 18 ties and
+    1 loss paired, 1 base row missing; the tie of c18 belongs to the fault replay's criterion and is no row of
+    answer_matches, so its worst case is the missing row alone, counted as a base pass (by hand: 1 loss of 20)."""
+    suite = op.load_suite(make_suite([{"id": f"c{i:02d}", "input": {"tag": f"c{i:02d}"}, "expected": {"answer": "ok"}}
+                                      for i in range(20)], evaluators=EVALUATORS))
+    everyone = {f"c{i:02d}" for i in range(20)}
+    base = op.run(suite, system=lambda: Crashes(everyone - {"c18"}, set(), "base", {"c19"}), out=tmp_path / "base",
+                  progress=False)
+    cand = op.run(suite, system=lambda: Desk(everyone, {"c18"}, "cand"), out=tmp_path / "cand", progress=False)
+    release = {"regression": {"margin": 0.4, "criteria": ["answer_matches", RECOVERS]}, "min_clusters": 10}
+    worst = paired_interval([1] * 20, [1] * 18 + [0, 1], [1] * 20)[0]  # c19: the candidate passes, a tie at worst
+    assert worst >= -0.4  # the design: the missing row as a base pass still clears the margin
+
+    cmp = op.compare(base, cand, release=release)
+    table = cmp.table.set_index("criterion")
+    assert table.loc[RECOVERS, "one_sided"] == 2  # c18, the tie (the base failed its replay), and c19 (no base run)
+    row = table.loc["answer_matches"]
+    assert (row["n"], row["pass_to_fail"], row["fail_to_pass"], row["missing"]) == (20, 1, 1, 1)  # c19: missing
+    assert row["verdict"] == "NO_REGRESSION", row["reason"]
+    assert row["reason"] == ("ci_low_at_or_above_minus_margin; 1 paired row(s) are missing in the base run, which "
+                             "measured nothing there (e.g. a case run that ended in error or timeout, a replay that "
+                             "did not reproduce its recording); counted as base passes, the most the base could have "
+                             f"done, ci_low is {worst:.4g}: NO_REGRESSION holds either way")

@@ -630,3 +630,27 @@ def test_a_date_yaml_read_where_text_goes_is_shown_as_written(tmp_path: Path, wr
         parse_suite_config(read_yaml(path), path)
     assert str(err.value) == (f"{path}: name: Input should be a valid string (got {written}, which YAML reads as a "
                               f"{kind}: quote it for text)")
+
+
+def test_named_alike_suggests_a_file_spelled_much_like_the_missing_one(tmp_path: Path) -> None:
+    """difflib's ratio of ``labels.jsonl`` to ``cases.jsonl`` is 2*9/23 = 0.78, below the 0.8 cutoff: another of the
+    suite's files is no misspelling; ``case.json`` (2*9/20 = 0.9) is one."""
+    (tmp_path / "labels.jsonl").write_text("", encoding="utf-8")
+    assert files.named_alike(tmp_path / "cases.jsonl") is None
+    (tmp_path / "case.json").write_text("", encoding="utf-8")
+    assert files.named_alike(tmp_path / "cases.jsonl") == "case.json"
+
+
+def test_named_alike_names_no_folder(tmp_path: Path) -> None:
+    (tmp_path / "oloproof.yml").mkdir()
+    assert files.named_alike(tmp_path / "oloproof.yaml") is None
+
+
+def test_named_alike_names_a_file_that_differs_only_in_case(tmp_path: Path) -> None:
+    """``CASES.JSONL`` shares only the dot with ``cases.jsonl`` by difflib's ratio (2/22), yet is the file meant."""
+    (tmp_path / "CASES.JSONL").write_text("", encoding="utf-8")
+    assert files.named_alike(tmp_path / "cases.jsonl") == "CASES.JSONL"
+
+
+def test_named_alike_of_a_path_holding_a_nul_is_none() -> None:
+    assert files.named_alike("suite\0/oloproof.yaml") is None  # os.scandir raises ValueError

@@ -52,9 +52,11 @@ def test_a_judgement_is_checked_against_an_empty_set_of_derived_ids() -> None:
              "of another transform is judged in that transform's own label file"),
     # a copy's id with the transform's name appended twice: the copy is in the suite, no case is its source
     ("c1~t~t", "; 'c1~t' is a copy already, and no copy is copied again: judge it as 'c1~t'"),
+    ("c1~t~u", "; 'c1~t' is a copy already, and no copy is copied again: judge it as 'c1~t'"),
     # nothing the suite can tell: the form of a label id
     ("zz", "; label ids are '<source id>~<transform>' (e.g. 'c1~t')"),
     ("~t", "; label ids are '<source id>~<transform>' (e.g. 'c1~t')"),
+    ("c9~u", "; label ids are '<source id>~<transform>' (e.g. 'c1~t')"),  # another transform's, of no case
 ])
 def test_an_id_no_copy_of_the_transform_has_is_refused_saying_what_it_is(case_id: str, clause: str) -> None:
     """A judgement of no copy of transform ``t`` (copies ``c1~t``, ``c2~t``) is refused with what its id is, as far

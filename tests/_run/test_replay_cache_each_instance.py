@@ -374,3 +374,20 @@ def test_replay_prints_key_an_instance_without_weak_references_as_built() -> Non
     careless.careful = True
     assert prints.of(careless) == replay_fingerprint(_Slotted(careful=False), _Slotted, "f" * 64) != \
         replay_fingerprint(_Slotted(careful=True), _Slotted, "f" * 64)
+
+
+def test_what_the_folders_of_instances_no_longer_held_held_is_let_go() -> None:
+    """Each instance's first reading of its folders is kept while the instance lives, no longer: a notebook that
+    builds an instance per run kept every one's reading."""
+    from oloproof_nb._run import systems
+
+    class Agent:
+        pass
+
+    gone = [Agent() for _ in range(20)]
+    for agent in gone:
+        systems._folders_read(agent)
+    del gone, agent
+    held = Agent()
+    systems._folders_read(held)
+    assert all(ref() is not None for ref, _ in systems._FOLDERS_READ.values())

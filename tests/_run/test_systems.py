@@ -125,6 +125,29 @@ def test_a_version_that_never_returns_is_a_timeout_not_a_hang() -> None:
     assert str(info.value) == "reading the system's version took longer than case_timeout_s=0.1"
 
 
+def test_a_fingerprint_property_that_never_returns_is_a_timeout_not_a_hang() -> None:
+    """A ``fingerprint`` attribute read through a property is timed as the version is."""
+    release = threading.Event()
+
+    class Hanging:
+        version = "v1"
+
+        @property
+        def fingerprint(self) -> None:
+            release.wait(10)  # released at once below; without the timeout, read after 10 s
+            return None
+
+        def run(self, input: Any) -> None:
+            return None
+
+    try:
+        with pytest.raises(OloproofError) as info:
+            identity_of(Hanging(), Hanging, root=None, spec=None, timeout_s=0.1)
+    finally:
+        release.set()
+    assert str(info.value) == "reading the system's fingerprint took longer than case_timeout_s=0.1"
+
+
 class Versioned:
     """A system whose ``fingerprint()`` says which code it runs."""
 
