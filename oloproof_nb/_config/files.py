@@ -758,13 +758,15 @@ def read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def a_number(what: str) -> BeforeValidator:
+def a_number(what: str, allowed: str = "") -> BeforeValidator:
     """A pydantic ``BeforeValidator`` for a number setting that refuses a boolean and text, ``what`` naming the number.
 
     pydantic reads ``true`` as 1 and ``false`` as 0 where a number goes, and YAML 1.1 reads ``yes``, ``on``,
     ``no`` and ``off`` as booleans: ``tolerance: yes`` was an absolute tolerance of 1 (an amount off by 0.99
     passed) and ``minimum_validity: no`` a floor of 0. pydantic also reads the text ``"0.95"`` as a number, so
     ``confidence: "0.95"`` was taken while a quoted threshold was refused: every number of a file is strict.
+    ``allowed``: the setting's range in words, said after the refusal of NaN (which the setting's own range check
+    would have said, had NaN reached it).
 
     Examples
     --------
@@ -803,7 +805,7 @@ def a_number(what: str) -> BeforeValidator:
                              f"{text_number(value) or ' (write the number without quotes)'}")
         value = plain_number(value)
         if isinstance(value, float) and math.isnan(value):  # pydantic said "Input should be less than 1 (got nan)"
-            raise ValueError(f"must be {what}, not NaN (.nan), which is no number")
+            raise ValueError(f"must be {what}, not NaN (.nan), which is no number{'; ' + allowed if allowed else ''}")
         return value + 0.0 if isinstance(value, float) else value  # + 0.0 turns -0.0 into 0.0
 
     return BeforeValidator(refuse)

@@ -30,6 +30,9 @@ from .files import (
 __all__ = ["ReleaseConfig", "BootstrapConfig", "RegressionConfig", "load_release", "parse_release", "revalidated",
            "check_reductions", "flat_settings", "setting_change", "relaxed_settings", "criterion_hint"]
 
+#: What a confidence may be, said after each refusal of one (NaN included).
+CONFIDENCE_ALLOWED = f"allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1"
+
 
 class BootstrapConfig(BaseModel):
     """Cluster bootstrap settings: ``resamples`` (default 10,000) and ``seed`` (default 0)."""
@@ -87,7 +90,7 @@ class ReleaseConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # MIN_CONFIDENCE ≤ confidence < 1 (one message for every value outside)
-    confidence: Annotated[float, a_number("a confidence level, e.g. 0.95")] = 0.95
+    confidence: Annotated[float, a_number("a confidence level, e.g. 0.95", CONFIDENCE_ALLOWED)] = 0.95
     allow_approximate_methods: bool = Field(default=False, strict=True)  # "yes", 1: a mistake, not a yes
     # strict, as epochs: 20.0 is refused (it was taken as 20 while epochs: 2.0 was refused)
     min_clusters: Annotated[int, a_number("a whole number of clusters")] = Field(default=20, ge=2, strict=True)
@@ -145,7 +148,7 @@ class ReleaseConfig(BaseModel):
     @field_validator("confidence")
     @classmethod
     def _a_confidence_not_an_alpha(cls, value: float) -> float:
-        allowed = f"allowed: {MIN_CONFIDENCE:g} ≤ confidence < 1"
+        allowed = CONFIDENCE_ALLOWED
         # ``:g`` keeps six digits (0.4999999 was refused as "0.5 is below 0.5") and writes exponents YAML 1.1 reads
         # as text (1e-07): every digit, as release.yaml holds the number; NaN and infinity have no digits, and a
         # number of more than 24 of them (1e-300, given in Python) keeps its exponent: the message is one line
