@@ -114,8 +114,8 @@ def _iter_lines(path: str | Path, content: bool, rewrites: Sequence[tuple[str, s
             if raw is None:
                 break
             lineno += 1
-            if lineno == 1 and wide_text(raw):  # before a line of it is read as one that starts otherwise than "{"
-                raise CaseFileError(path, lineno, wide_text(raw))
+            if lineno == 1 and (wide := wide_text(raw)):  # before it is read as a line that starts otherwise than "{"
+                raise CaseFileError(path, lineno, wide)
             if not complete:
                 start = raw[:20].decode("utf-8", errors="replace")
                 raise CaseFileError(path, lineno, f"expected a JSON object, got a line starting {quote(start)}")

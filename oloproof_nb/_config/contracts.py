@@ -251,8 +251,8 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     except UnreadableFile as exc:
         raise ContractFileError(f"{path}: cannot read contract file: {exc}") from None
     except UnicodeDecodeError as exc:  # where, as every other file's error says (the file's byte, after a BOM too)
-        if wide_text(raw):
-            raise ContractFileError(f"{path}: contract file is {wide_text(raw)}") from None
+        if wide := wide_text(raw):
+            raise ContractFileError(f"{path}: contract file is {wide}") from None
         raise ContractFileError(f"{path}: contract file is not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
                                 f"byte {decode_byte(exc, raw)})") from None
     try:

@@ -715,8 +715,8 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except UnreadableFile as exc:
         raise ConfigError(path, None, str(exc)) from None
     except UnicodeDecodeError as exc:  # its line too, as the case and label files say (after a BOM, if any)
-        if wide_text(raw):
-            raise ConfigError(path, None, f"cannot read: {wide_text(raw)}") from None
+        if wide := wide_text(raw):
+            raise ConfigError(path, None, f"cannot read: {wide}") from None
         raise ConfigError(path, None, f"cannot read: not UTF-8 text ({exc.reason} at line {decode_line(exc)}, "
                           f"byte {decode_byte(exc, raw)})") from None
     import yaml

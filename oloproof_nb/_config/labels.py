@@ -78,8 +78,8 @@ def read_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         raise LabelFileError(path, None, "label file not found" if message == "file not found"
                              else f"cannot read the label file: {message}") from None
     except UnicodeDecodeError as exc:  # the line of the byte, as the case file names it (after a BOM, if any)
-        if wide_text(raw):
-            raise LabelFileError(path, 1, wide_text(raw)) from None
+        if wide := wide_text(raw):
+            raise LabelFileError(path, 1, wide) from None
         upto = bytes(exc.object[: exc.end]).rsplit(b"\n", 1)[-1]  # its line, up to the byte and with it
         raise LabelFileError(path, decode_line(exc), f"not UTF-8 text ({exc.reason}){lone_cr_hint(upto)}") from None
     out: list[dict[str, Any]] = []

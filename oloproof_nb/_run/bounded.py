@@ -55,7 +55,7 @@ def bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
             # in the same wait was dropped, its records never written, and the resume ran its cases again
             finished = collections.deque(future for future in in_flight if future in done)
             del done
-            failed: list[tuple[T, Exception]] = []
+            failed: tuple[T, Exception] | None = None  # the first, in the order submitted
             while finished:
                 future = finished.popleft()
                 item, held = in_flight.pop(future)
@@ -63,14 +63,14 @@ def bounded(submit: Callable[[T], Future[R]], items: Iterable[T], limit: int,
                 try:
                     result = future.result()
                 except Exception as exc:
-                    failed.append((item, exc))
+                    failed = failed or (item, exc)
                     continue
                 # not held while the caller works and the next wait runs: a Dask future held keeps its result on
                 # the worker, and when that worker died the scheduler ran the batch again, a recorded case twice
                 del future
                 yield result
-            if failed:
-                first, error = failed[0]
+            if failed is not None:
+                first, error = failed
                 if (instead := lost(first, error)) is None:
                     raise error
                 raise instead from error

@@ -629,9 +629,12 @@ def _in_fresh_folder(value: str | pathlib.PurePath, read: dict[str, str | None] 
     if getuid is None or not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o700 or st.st_uid != getuid():
         return None
     folder = os.fspath(root / name)
-    content = read[folder] if read is not None and folder in read else _folder_content(root / name)
-    if read is not None:  # the first read kept, should two threads read the folder at once
-        content = read.setdefault(folder, content)
+    if read is None:
+        content = _folder_content(root / name)
+    elif folder in read:
+        content = read[folder]
+    else:  # the first read kept, should two threads read the folder at once
+        content = read.setdefault(folder, _folder_content(root / name))
     return None if content is None else [found.group(1), content, *path.parts[len(root.parts) + 1:]]
 
 
