@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core.case import Case
-from .._core.compare import stray_absent, unheld_removals
+from .._core.compare import shortened_lists, stray_absent, unheld_removals
 from .._core.lists import ListMatch
 from .._core.paths import format_path, get_path, parse_path
 from ..errors import CaseFileError, clip, quote
@@ -149,12 +149,18 @@ class RemovalScan:
     key itself, so an agent that leaves it fails anyway. A key that reads as the state's key (:func:`look_alike`'s
     :data:`_READS`: invisible characters, accent encoding, surrounding spaces) is refused, as
     :func:`~oloproof_nb._config.cases.respelt_key` refuses one of a dict; the others are kept for one warning.
+
+    The removals a case means but does not ask for are kept for another: a list a ``changes`` check reads as asking
+    for no change where ``initial_state`` holds a longer one
+    (:func:`~oloproof_nb._core.compare.shortened_lists`; :meth:`shortened_warning`).
     """
 
     def __init__(self, evaluators: list[Any], cases_file: str | Path) -> None:
         self.cases_file = cases_file
         #: (lists, ignore, declared paths or None) -> criteria, one entry per way of reading expected.state
         self.readings: dict[str, tuple[dict[str, Any], list[str], list[tuple[str, ...]] | None, list[str]]] = {}
+        #: (lists, ignore) -> criteria of the ``changes``-mode checks, one entry per way of reading expected.state
+        self.changes: dict[str, tuple[dict[str, Any], list[str], list[str]]] = {}
         for ev in evaluators:
             mode = getattr(ev, "mode", "")
             if ev.type != "state_matches" or mode not in ("subset", "changes", "paths"):
@@ -166,9 +172,15 @@ class RemovalScan:
                 continue
             key = repr((sorted(lists.items()), ignore, paths))
             self.readings.setdefault(key, (lists, ignore, paths, []))[3].append(ev.name)
+            if mode == "changes":
+                self.changes.setdefault(repr((sorted(lists.items()), ignore)), (lists, ignore, []))[2].append(ev.name)
         self.count = 0
         self.shown: list[str] = []
         self.criteria: dict[str, None] = {}
+        #: lists of expected.state that ask for no change where initial_state holds more (:func:`shortened_lists`)
+        self.short_count = 0
+        self.short_shown: list[str] = []
+        self.short_criteria: dict[str, None] = {}
 
     def observe(self, line: int, case: Case) -> None:
         """Look at the removals of ``case``, read at ``line``.
@@ -210,6 +222,24 @@ class RemovalScan:
             if paths is None and (stray := stray_absent(case.expected.state, lists=lists,
                                                         initial=case.initial_state)) is not None:
                 raise CaseFileError(self.cases_file, line, _stray_message(case, *stray, criteria))
+        self._observe_shortened(line, case)
+
+    def _observe_shortened(self, line: int, case: Case) -> None:
+        """Note the lists of ``case``'s expected.state that a ``changes`` check reads as asking for no change where
+        initial_state holds a longer list (:func:`~oloproof_nb._core.compare.shortened_lists`)."""
+        seen: set[tuple[str, ...]] = set()
+        for lists, ignore, criteria in self.changes.values():
+            for keys, named, held in shortened_lists(case.initial_state, case.expected.state or {}, lists=lists,
+                                                     ignore=ignore):
+                self.short_criteria.update(dict.fromkeys(criteria))
+                if keys in seen:
+                    continue
+                seen.add(keys)
+                self.short_count += 1
+                if len(self.short_shown) < _SHOWN:
+                    self.short_shown.append(f"line {line}, case {quote(case.id, _QUOTE)}: "
+                                            f"{clip(format_path(keys), _QUOTE)} ({named} of the {held} elements "
+                                            "initial_state holds)")
 
     def warning(self) -> str | None:
         """The ``VacuousCheckWarning`` text of what was found, or None."""
@@ -224,3 +254,18 @@ class RemovalScan:
                 "write it as initial_state holds it, or, where the case means that the agent must not create "
                 "it, name the look-alike in expected.state too (in mode: changes such a removal adds nothing: "
                 "creating the key is an unexpected change already)")
+
+    def shortened_warning(self) -> str | None:
+        """The ``VacuousCheckWarning`` text of the lists :meth:`_observe_shortened` found, or None."""
+        if not self.short_count:
+            return None
+        more = f"; and {self.short_count - len(self.short_shown)} more" if self.short_count > len(self.short_shown) \
+            else ""
+        criteria = clip(", ".join(self.short_criteria), 2 * _QUOTE)
+        return (f"{self.cases_file}: {self.short_count} list(s) of expected.state name fewer elements than "
+                f"initial_state holds there, each as it holds it: {'; '.join(self.short_shown)}{more}. In mode: "
+                "changes a list names positions, not the whole list, so such a list asks for no change: an agent "
+                f"that does nothing passes it in {criteria}, and one that leaves the list as the line writes it "
+                "fails (the elements past it are unexpected changes); to expect their removal, name each position "
+                "gone ({\"cart\": {\"1\": {\"$absent\": true}}} for [\"A\", \"B\"] that becomes [\"A\"]), or "
+                "match the list by_key and remove elements by key")

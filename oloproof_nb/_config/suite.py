@@ -628,6 +628,9 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
     unheld = removals.warning()  # a case's own finding, not its check's: not kept as one that cannot fail
     if unheld is not None:
         warn_at_caller(VacuousCheckWarning(unheld))
+    shortened = removals.shortened_warning()  # a case's own finding too
+    if shortened is not None:
+        warn_at_caller(VacuousCheckWarning(shortened))
     repeated = repeats.found()
     if repeated.count:
         warn_at_caller(DuplicateCaseWarning(repeats_warning(cases_file, repeated)))

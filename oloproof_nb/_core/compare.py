@@ -71,6 +71,7 @@ __all__ = [
     "Row",
     "unheld_removals",
     "stray_absent",
+    "shortened_lists",
     "NO_STATE",
     "MODES",
 ]
@@ -854,6 +855,62 @@ def _asks_removal(value: Any) -> bool:
     if isinstance(value, list):
         return any(_asks_removal(v) for v in value)
     return value is ABSENT
+
+
+def shortened_lists(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
+                    lists: Mapping[str, ListMatch] | None = None, ignore: Sequence[str] | None = None,
+                    ) -> Iterator[tuple[Keys, int, int]]:
+    """The ``ordered`` lists of ``expected`` that ask for no change, read as ``changes`` mode reads them, where
+    ``initial`` holds a longer list: each element already holds at its position, and the elements past them are
+    named by nothing.
+
+    In ``changes`` mode an expected list names positions, not the whole list: ``{"cart": ["A"]}`` on an
+    ``initial_state`` of ``["A", "B"]`` asks that position 0 be ``"A"``, as it is. An agent that does nothing passes
+    it, and one that leaves ``["A"]``, as the line reads, fails (``cart.1`` is an unexpected change); the removal is
+    written ``{"cart": {"1": {"$absent": true}}}``. Expected dicts are followed into ``initial`` as the comparison
+    reads them (a digit key indexes a list), ``ordered`` lists by position; a path under an ``ignore`` pattern is
+    left out.
+
+    Yields
+    ------
+    (keys, named, held)
+        Where the list sits, how many elements ``expected`` names and how many ``initial`` holds.
+
+    Examples
+    --------
+    >>> list(shortened_lists({"cart": ["A", "B"]}, {"cart": ["A"]}))
+    [(('cart',), 1, 2)]
+    >>> list(shortened_lists({"cart": ["A", "B"]}, {"cart": ["C"]})), list(shortened_lists({"c": ["A"]}, {"c": []}))
+    ([], [])
+    """
+    if not _names_list(expected):  # walked for every case of a suite at load: most name no list
+        return
+    rules = _rules(lists, ignore, None)
+    stack: list[tuple[Any, Any, Keys]] = [(expected, initial, ())]
+    while stack:
+        exp, before, keys = stack.pop()
+        if isinstance(exp, Mapping):  # only the keys that lead to a list are followed
+            stack.extend((value, child_at(before, str(key)), (*keys, str(key))) for key, value in exp.items()
+                         if _names_list(value))
+            continue
+        if rules.ignore and rules.ignored(keys) or not isinstance(before, list) \
+                or rules.list_rule(keys).how != "ordered":
+            continue
+        if len(before) > len(exp):
+            rows: list[Row] = []
+            _subset(exp, before, keys, rules, rows, before)
+            if all(ok for *_, ok in rows):
+                yield keys, len(exp), len(before)
+                continue
+        stack.extend((value, before[i] if i < len(before) else ABSENT, (*keys, str(i)))
+                     for i, value in enumerate(exp) if _names_list(value))
+
+
+def _names_list(value: Any) -> bool:
+    """Whether ``value`` is or holds a non-empty list, at any depth."""
+    if isinstance(value, Mapping):
+        return any(_names_list(v) for v in value.values())
+    return isinstance(value, list) and bool(value)
 
 
 def stray_absent(expected: Any, *, lists: Mapping[str, ListMatch] | None = None, initial: Any = None,
