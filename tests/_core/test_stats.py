@@ -605,6 +605,25 @@ def test_sums_from_two_groupbys_in_other_orders_are_refused_not_paired_by_positi
     assert rate_interval_from_sums(passes, counts.to_numpy()) == aligned  # an array carries no clusters to check
 
 
+def test_rows_and_clusters_as_series_in_other_orders_are_refused_not_paired_by_position() -> None:
+    """``values`` and ``clusters`` as two pandas Series, one of them sorted or taken from another frame: they were
+    paired by position, so a row met another row's cluster: the rate stayed right and the clustered SE did not
+    (statsmodels' 0.1225 became 0.2). Series of one frame, in any order, give the rows' own interval."""
+    rows = pd.DataFrame({"cluster": list("aabbccddee"), "passed": [1, 0, 1, 0, 1, 1, 1, 1, 0, 1]})
+    fit = sm.OLS(rows["passed"].to_numpy(float), np.ones(10)).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(rows["cluster"])[0]})
+    shuffled = rows.sort_values("passed")
+    for call in (cluster_se, cluster_sums, rate_interval, cluster_t):
+        with pytest.raises(ValueError, match="values and clusters are indexed by other rows or in another order"):
+            call(shuffled["passed"], rows["cluster"])
+    estimate, se = cluster_se(shuffled["passed"], shuffled["cluster"])
+    assert estimate == 0.7 and se == pytest.approx(fit.bse[0], abs=1e-12)  # a hand count, and statsmodels' CR1
+    expected = rate_interval(rows["passed"], rows["cluster"])
+    assert rate_interval(shuffled["passed"], shuffled["cluster"]) == expected
+    assert rate_interval(shuffled["passed"], shuffled["cluster"].to_numpy()) == expected  # an array: no labels
+    assert rate_interval(rows["passed"].eq(1), rows["cluster"]) == expected  # a Series made from the frame's
+
+
 def test_sums_whose_clusters_are_the_same_labels_of_another_dtype_are_paired() -> None:
     """``passes`` indexed by int64 cluster ids, ``rows`` by the same ids in the same order read as nullable Int64 (or
     Arrow int64, as a frame read with another ``dtype_backend`` has them): the same clusters, so the interval is the
