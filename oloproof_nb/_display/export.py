@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._core.paths import Absent
 from .._run.disk import make_folders, open_fd
-from ..errors import ExportError
+from ..errors import ExportError, terminal_text
 from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
 from .theme import TABLE_CSS, cell_text, is_blank, json_text, table_of
@@ -271,13 +271,29 @@ _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "
 
 
 def _tex(text: str) -> str:
-    """A LaTeX cell: special characters escaped, and every line break or control character a space.
+    """A LaTeX cell: special characters escaped, every line break or control character a space, and every other
+    character a screen acts on (a bidirectional control, a zero-width space) written as its escape.
 
     A newline in a cell would end the row's source line (a blank line ends the table with an
-    error), a carriage return likewise, and a control character is not valid LaTeX input.
+    error), a carriage return likewise, and a control character is not valid LaTeX input. A right-to-left override
+    (``\\u202e``) left raw reversed the rest of its row in the ``.tex`` file as an editor or ``cat`` shows it (a
+    case id ``rtl\\u202eexe.txt`` read ``rtltxt.exe``); it is written ``\\u202e``, as the ``.md`` and ``.html``
+    exports show it (:func:`~oloproof_nb.errors.terminal_text`). A lone surrogate is left for the write to refuse.
     """
-    return "".join(_TEX_ESCAPES.get(ch, " " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch)
-                   for ch in text)
+    return "".join(map(_tex_char, text))
+
+
+def _tex_char(ch: str) -> str:
+    """One character of a LaTeX cell (:func:`_tex`)."""
+    escaped = _TEX_ESCAPES.get(ch)
+    if escaped is not None:
+        return escaped
+    if ch.isprintable():
+        return ch
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Zl", "Zp"):
+        return " "
+    return ch if category == "Cs" else "\\textbackslash{}" + terminal_text(ch)[1:]
 
 
 def _latex(df: pd.DataFrame, path: Path) -> str:
@@ -403,8 +419,9 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     infinity; ``float()`` reads them back), dicts and lists nested JSON (a NaN or an
     infinity inside them written the same way), ABSENT
     ``{"$absent": true}``. LaTeX special characters (and ``<``, ``>``, ``|``, ``[``, ``]``, ``*``) are
-    escaped, ``≥``/``≤`` become ``$\\geq$``/``$\\leq$``, and a line break or control character
-    inside a cell becomes a space; the table needs ``\\usepackage{booktabs}``.
+    escaped, ``≥``/``≤`` become ``$\\geq$``/``$\\leq$``, a line break or control character
+    inside a cell becomes a space, and a bidirectional control or an invisible character (``\\u202e``, a
+    zero-width space) its escape, as in ``.md`` and ``.html``; the table needs ``\\usepackage{booktabs}``.
 
     Text cells are escaped for their format. In ``.md`` every cell goes through
     :func:`~oloproof_nb._display.markdown.md_cell` (line breaks become spaces; ``<``, ``>``,

@@ -148,7 +148,9 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                                 "passes when its interval's lower end is at or above the threshold and fails when "
                                 "its upper end is below; otherwise the evidence is insufficient."))
     if len(run.runs) > 1:  # as the gate's text and HTML say under its verdict: n=6 of a 3-case suite read as 6 cases
-        sec.text.append(Plain(_sentence(pooled_note([member.run_id for member in run.runs]))))
+        sec.text.append(Plain(_sentence(pooled_note([member.run_id for member in run.runs],
+                                                    epochs=any(member.manifest.epochs > 1 for member in run.runs),
+                                                    reduced=bool((g.table["reduce"] != "mean").any())))))
     sec.text.append(Plain(f"Release settings: {_release_source(run, release)}; min_clusters "
                           f"{g.release.min_clusters}, approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))
@@ -272,7 +274,8 @@ def _failing_section(run: Run, g: Gate) -> Section | None:
                     + (" `epoch`: which run of the case." if epochs else ""))
     if (g.table["reduce"] != "mean").any():
         sec.text.append("A criterion reduced over epochs (pass^k, pass@k) lists each case whose value is below 1 "
-                        "once, as the gate counts it: its value, and the epochs that did not pass.")
+                        "once, as the gate counts it: its value, and the epochs that did not pass"
+                        + (", each with the run it is of." if pooled else "."))
     return sec
 
 
@@ -300,11 +303,16 @@ def _reduced_failing(run: Run, verdicts: pd.DataFrame, rows: pd.DataFrame, crite
     below = _in_clusters(counts.assign(value=values)[values < 1])
     # a case below 1 has a row that did not pass: its epochs, verdicts and reasons, in one pass over those rows
     seen: dict[str, tuple[list[str], set[str], dict[str, None]]] = {}
-    ordered = rows.sort_values("epoch", kind="stable")
-    for case, epoch, verdict, reason in zip(ordered["case_id"], ordered["epoch"], ordered["verdict"],
+    # pooled, a case's tries are its epochs in every run: each named with its run (``1, 1 of 4`` named none), by run
+    pooled = "run_id" in rows.columns
+    runs = pd.factorize(rows["run_id"])[0] if pooled else np.zeros(len(rows), dtype=int)
+    ordered = rows.iloc[np.lexsort((rows["epoch"].to_numpy(), runs))]
+    labels = ([f"{epoch} in {run_id}" for epoch, run_id in zip(ordered["epoch"], ordered["run_id"], strict=True)]
+              if pooled else [str(epoch) for epoch in ordered["epoch"]])
+    for case, label, verdict, reason in zip(ordered["case_id"], labels, ordered["verdict"],
                                             ordered["reason"].fillna(""), strict=True):
         epochs, verdicts_, reasons = seen.setdefault(case, ([], set(), {}))
-        epochs.append(str(epoch))
+        epochs.append(label)
         verdicts_.add(verdict)
         if reason:
             reasons[str(reason)] = None

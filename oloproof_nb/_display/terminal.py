@@ -280,14 +280,21 @@ def run_size(run: Run) -> str:
     return f"{sources} {'case' if sources == 1 else 'cases'}, {run.n_cases} case runs ({pooled})"
 
 
-def pooled_note(run_ids: Sequence[str]) -> str:
+def pooled_note(run_ids: Sequence[str], epochs: bool = False, reduced: bool = False) -> str:
     """``pooled: 2 runs (a, b); …``: what a pooled run's ``n`` counts, said under its gate's verdict.
 
     Without it ``n=36`` of a 9-case suite pooled from four runs read as 36 cases of one run; a case's rows in
     every run are one cluster (the interval rests on the suite's cases, not on the runs' rows).
+
+    ``epochs``: a run of the pool ran its cases more than once, so a criterion's ``n`` counts a case once an epoch
+    in each run. ``reduced``: a criterion of the table is reduced over epochs (pass^k, pass@k), whose ``n`` counts a
+    case once, its epochs in all the runs together. Said as "once in each run", two 2-epoch runs of 6 cases showed
+    ``n=24`` under a mean and ``n=6`` under pass^2 beside a note that made either 12.
     """
-    return (f"pooled: {len(run_ids)} runs ({', '.join(run_ids)}); n counts a case once in each run that holds "
-            f"it, and its rows in all of them are one cluster")
+    return (f"pooled: {len(run_ids)} runs ({', '.join(run_ids)}); n counts a case once {'an epoch ' if epochs else ''}"
+            f"in each run that holds it, and its rows in all of them are one cluster"
+            + ("; a criterion reduced over epochs (pass^k, pass@k) counts a case once, its epochs in all the runs "
+               "together" if reduced else ""))
 
 
 def uncached_note(run: Run, live: int, cached: int) -> str:
