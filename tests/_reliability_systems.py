@@ -444,6 +444,18 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
                           timeout=timeout, check=False)
 
 
+def main_in_process(capsys: Any, *args: str) -> subprocess.CompletedProcess[str]:
+    """``oloproof ARGS`` called in this process (``cli.main``), its exit code and output as :func:`run_cli` gives
+    them, ``capsys`` capturing: for a test of what a command says and its code, where a new process adds a start-up
+    and nothing it checks (the process boundary itself is tested in ``tests/cli/``)."""
+    from oloproof_nb.cli import main
+
+    capsys.readouterr()  # what the test printed before is not the command's
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["oloproof", *args], code, out, err)
+
+
 def kill_after_records(command: list[str], env: dict[str, str], out: Path, records: int = 3) -> None:
     """Start ``command`` (a run into ``out``), SIGKILL it from outside once ``out``'s cases.jsonl holds ``records``
     lines, and wait for it to end (the test fails when it ends first or records nothing within 60 s)."""

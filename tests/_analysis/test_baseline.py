@@ -164,7 +164,8 @@ def test_the_gate_repr_names_the_idle_criteria(desk: Path) -> None:
     assert "noop" not in repr(op.gate(run))
 
 
-def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Path) -> None:
+def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """release.yaml reduces answer_matches with pass^3: the no-op run was made with the suite's 1 epoch and
     refused by the reduction check (op.baseline raised; oloproof run --epochs 3 --baseline exited 2 after
     the run finished). It now runs 3 epochs (the no-op does the same in each), or the run's own epochs."""
@@ -178,15 +179,17 @@ def test_the_baseline_runs_the_epochs_a_reduction_needs(make_suite, tmp_path: Pa
     run = op.run(suite, out=tmp_path / "run", epochs=3, progress=False)
     table = op.gate(run, baseline=idle).table.set_index("criterion")
     assert table.loc["answer_matches", "noop_rate"] == 0.0 and table.loc["other_kept", "noop_rate"] == 1.0
-    from _reliability_systems import run_cli
+    from _reliability_systems import main_in_process
 
-    out = run_cli("run", str(suite), "--epochs", "4", "--baseline", "--quiet", "--out", str(tmp_path / "cli"))
+    out = main_in_process(capsys, "run", str(suite), "--epochs", "4", "--baseline", "--quiet", "--out",
+                          str(tmp_path / "cli"))
     assert out.returncode in (0, 1), out.stderr
     epochs = sorted(op.load_run(b).epochs for b in (suite / "baselines").iterdir())
     assert epochs == [3, 4]  # op.baseline's 3 (what pass^3 needs), the command line's 4 (the run's epochs)
 
 
-def test_only_a_do_nothing_run_of_the_same_suite_is_a_baseline(desk: Path, make_suite, tmp_path: Path) -> None:
+def test_only_a_do_nothing_run_of_the_same_suite_is_a_baseline(desk: Path, make_suite, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """Any run was taken: the real run itself gave its own rates as the idle agent's (every criterion "passes
     when idle"), another suite's baseline blank columns. Now each is one line naming the folder."""
     run = op.run(desk, out=tmp_path / "run", progress=False)
@@ -195,9 +198,9 @@ def test_only_a_do_nothing_run_of_the_same_suite_is_a_baseline(desk: Path, make_
     other = op.baseline(make_suite(CASES, evaluators=EVALUATORS, release=RELEASE, name="other"), progress=False)
     with pytest.raises(op.OloproofError, match="a baseline of suite 'other', not of 'tiny'"):
         op.gate(run, baseline=other)
-    from _reliability_systems import one_error_line, run_cli
+    from _reliability_systems import main_in_process, one_error_line
 
-    out = run_cli("gate", str(run.directory), "--baseline", str(run.directory))
+    out = main_in_process(capsys, "gate", str(run.directory), "--baseline", str(run.directory))
     assert out.returncode == 2 and "not a do-nothing baseline" in one_error_line(out.stderr)
     assert "noop_rate" in op.gate(run, baseline=op.baseline(desk, progress=False)).table.columns
 
@@ -281,7 +284,8 @@ def test_a_baseline_judged_by_other_checks_is_refused(desk: Path, make_suite, tm
     [*EVALUATORS[:2], {**EVALUATORS[2], "criterion": "acct_kept"}],  # other_kept renamed
 ], ids=["added", "renamed"])
 def test_a_baseline_that_does_not_judge_a_criterion_of_the_run_is_refused(desk: Path, make_suite, tmp_path: Path,
-                                                                          evaluators: list[dict[str, Any]]) -> None:
+                                                                          evaluators: list[dict[str, Any]],
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """The same cases, but the run's suite judges ``acct_kept`` (it watches ``other``, which no case touches: the
     idle agent keeps it in 6 of 6 cases by hand) and the baseline was made before it was added or named so. The
     baseline was taken: ``noop_rate`` NaN and ``passes_when_idle`` False, the red flag gone without a word. Now it
@@ -296,9 +300,9 @@ def test_a_baseline_that_does_not_judge_a_criterion_of_the_run_is_refused(desk: 
     with pytest.raises(op.OloproofError) as refused:
         op.gate(run, baseline=old_idle)
     assert str(refused.value) == said
-    from _reliability_systems import one_error_line, run_cli
+    from _reliability_systems import main_in_process, one_error_line
 
-    out = run_cli("gate", str(run.directory), "--baseline", str(old_idle.run.directory))
+    out = main_in_process(capsys, "gate", str(run.directory), "--baseline", str(old_idle.run.directory))
     assert out.returncode == 2 and one_error_line(out.stderr) == f"oloproof: error: {said}"
     fresh = op.gate(run, baseline=op.baseline(new, progress=False)).table.set_index("criterion")
     assert fresh.loc["acct_kept", "noop_rate"] == 1.0
@@ -344,14 +348,14 @@ def test_a_do_nothing_run_is_no_release_evidence(desk: Path) -> None:
         op.load_runs([real.directory, idle.directory])
 
 
-def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(example_suite: Path,
-                                                                            tmp_path: Path) -> None:
+def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(example_suite: Path, tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """Gap left open: a baseline made with other validity labels was accepted silently. The run leaves out
     ord-018~injected (the example's labels); ord-001~injected is labeled invalid before the baseline, which then
     leaves out both (22 of 24 valid, still checked at 0.85). By hand its answer_matches rows are 46 of the run's 47
     cases: the idle agent's rate over other rows. Refused, as a baseline of other cases or checks is; labels that
     differ but leave out the same copies (no transform checked in either) give the same rows and are accepted."""
-    from _reliability_systems import one_error_line, run_cli
+    from _reliability_systems import main_in_process, one_error_line
 
     label_file = example_suite / "labels" / "injected.jsonl"
     run = op.run(op.load_suite(example_suite), out=tmp_path / "run", progress=False)
@@ -363,7 +367,7 @@ def test_a_baseline_made_with_labels_that_leave_out_other_copies_is_refused(exam
                r"'ord-001~injected'\); make the baseline with the labels and suite the run was made with")
     with labels_edited(), pytest.raises(op.OloproofError, match=message):
         op.gate(run, baseline=idle)  # the run's own labels decide, and the file as it is now is named
-    out = run_cli("gate", str(run.directory), "--baseline", str(idle.run.directory))
+    out = main_in_process(capsys, "gate", str(run.directory), "--baseline", str(idle.run.directory))
     assert out.returncode == 2 and "a baseline made with other validity labels" in one_error_line(out.stderr)
     relabel(label_file, {"ord-001~injected": True})  # the run's labels again: accepted
     same = op.baseline(example_suite, out=tmp_path / "same", progress=False)
@@ -426,7 +430,8 @@ def test_a_baseline_whose_records_are_lost_or_that_never_finished_is_refused(des
         op.gate(run, baseline=idle)
 
 
-def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tmp_path: Path) -> None:
+def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The sandbox's reset raised on c4 and c5 while the baseline ran (a database down): their rows
     are missing, counted as not passed, so the idle state_matches read 0/6 (by hand the whole baseline passes 2/6,
     c4 and c5), passes_when_idle False at threshold 0.3, and `oloproof gate --baseline` said PASS, exit 0, with the
@@ -450,9 +455,9 @@ def test_a_baseline_whose_sandbox_failed_on_some_cases_is_refused(make_suite, tm
                                                r"case 'c4': reset\(\) raised ConnectionError: sandbox database "
                                                r"unavailable\)"):
         op.gate(run, baseline=failed)
-    from _reliability_systems import one_error_line, run_cli
+    from _reliability_systems import main_in_process, one_error_line
 
-    out = run_cli("gate", str(run.directory), "--baseline", str(failed.run.directory))
+    out = main_in_process(capsys, "gate", str(run.directory), "--baseline", str(failed.run.directory))
     assert out.returncode == 2 and "2 of the baseline's 6 case runs ended in error" in one_error_line(out.stderr)
     (desk / "down").unlink()
     whole = op.gate(run, baseline=op.baseline(desk, progress=False)).table.set_index("criterion")

@@ -32,6 +32,7 @@ from _reliability_systems import (
     FAULT_EVALUATOR,
     assert_same_frames,
     cli_env,
+    main_in_process,
     one_error_line,
     run_cli,
     standard_cases,
@@ -288,30 +289,30 @@ def test_a_frame_file_rewritten_after_the_copy_is_rebuilt_not_trusted(blocked_ru
                                              < len(run.verdicts))
 
 
-def test_oloproof_gate_on_a_forged_copy_prints_the_journals_gate(blocked_run: tuple[Path, op.Gate],
-                                                                 tmp_path: Path) -> None:
+def test_oloproof_gate_on_a_forged_copy_prints_the_journals_gate(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The command line, end to end: the same table and exit as before the forgery (1, BLOCK)."""
-    honest = run_cli("gate", str(blocked_run[0]))
+    honest = main_in_process(capsys, "gate", str(blocked_run[0]))
     directory = Path(shutil.copytree(blocked_run[0], tmp_path / "run"))
     _forge_all_pass(directory)
-    forged = run_cli("gate", str(directory))
+    forged = main_in_process(capsys, "gate", str(directory))
     assert (forged.returncode, forged.stderr) == (honest.returncode, "") and honest.returncode == 1
     assert forged.stdout == honest.stdout
 
 
-def test_a_forged_copy_never_turns_a_block_into_a_pass(tmp_path: Path) -> None:
+def test_a_forged_copy_never_turns_a_block_into_a_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """40 cases, 38–39 passing each criterion, thresholds 0.9: the journal's gate BLOCKs (the lower bounds
     are 0.83–0.87). A verdicts file rewritten to all passes gives lower bounds of 0.91, so a gate that
     trusted it would PASS and exit 0 (the version before this check did); the copy is rebuilt instead."""
     release = {"criteria": {"answer_matches": 0.9, "state_matches": 0.9, "bystander_untouched": 0.9}}
     root = write_suite(tmp_path / "suite", standard_cases(40), evaluators=EVALUATORS, release=release)
     directory = op.run(root, out=tmp_path / "run", progress=False).directory
-    honest = run_cli("gate", str(directory))
+    honest = main_in_process(capsys, "gate", str(directory))
     assert honest.returncode == 1 and "gate: BLOCK" in honest.stdout
     forged_file = _forge_all_pass(directory)
     assert set(pq.read_table(forged_file)["verdict"].to_pylist()) == {"pass"}
     assert op.rate_interval_from_sums([1] * 40, [1] * 40).low > 0.9  # what a gate trusting it would see: PASS
-    forged = run_cli("gate", str(directory))
+    forged = main_in_process(capsys, "gate", str(directory))
     assert (forged.returncode, forged.stdout, forged.stderr) == (1, honest.stdout, "")
     assert set(pq.read_table(forged_file)["verdict"].to_pylist()) != {"pass"}  # rebuilt from the journal
 
@@ -325,8 +326,8 @@ def _record_as_written(directory: Path, name: str) -> None:
     assert columnar.is_fresh(directory)
 
 
-def test_a_recorded_copy_whose_column_has_another_type_is_one_line(blocked_run: tuple[Path, op.Gate],
-                                                                   tmp_path: Path) -> None:
+def test_a_recorded_copy_whose_column_has_another_type_is_one_line(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """verdicts.parquet with its epoch column as text, recorded in _source.json as the copy's own (another
     writer, or a copy rewritten with its record): turning it into the frame's int64 was an "internal error"
     on the command line (a bug in oloproof_nb); now one line naming the file and the column, exit 2."""
@@ -336,7 +337,7 @@ def test_a_recorded_copy_whose_column_has_another_type_is_one_line(blocked_run: 
     column = table.schema.get_field_index("epoch")
     pq.write_table(table.set_column(column, "epoch", pa.array(["x"] * table.num_rows)), path)
     _record_as_written(directory, "verdicts")
-    out = run_cli("gate", str(directory))
+    out = main_in_process(capsys, "gate", str(directory))
     assert out.returncode == 2
     assert one_error_line(out.stderr) == (f"oloproof: error: {path}: not what a columnar copy writes (column epoch is "
                                           f"string, not int64); delete {path.parent} to rebuild it from the journal")
@@ -375,7 +376,8 @@ def _not_utf8(cells: list[str]) -> pa.Array:
 
 @pytest.mark.parametrize(("name", "column"), [("verdicts", "criterion"), ("cases", "case_id")])
 def test_a_recorded_copy_whose_text_is_no_utf8_is_one_line(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
-                                                           name: str, column: str) -> None:
+                                                           name: str, column: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """A frame file whose text cell is no UTF-8, recorded in _source.json as the copy's own (a damaged file):
     Parquet's reader does not check text, so a ``criterion`` cell made ``oloproof gate`` an internal error
     (ArrowException) and a ``case_id`` cell was gated without a word (exit 1); now one line naming the file and the
@@ -386,7 +388,7 @@ def test_a_recorded_copy_whose_text_is_no_utf8_is_one_line(blocked_run: tuple[Pa
     index = table.schema.get_field_index(column)
     pq.write_table(table.set_column(index, table.schema.field(index), _not_utf8(table[column].to_pylist())), path)
     _record_as_written(directory, name)
-    out = run_cli("gate", str(directory))
+    out = main_in_process(capsys, "gate", str(directory))
     assert out.returncode == 2
     assert one_error_line(out.stderr).startswith(f"oloproof: error: {path}: not what a columnar copy writes (column "
                                                  f"{column}: ")
@@ -527,7 +529,8 @@ def _damage(record: dict[str, Any], how: str) -> None:
 @pytest.mark.parametrize("how", ["no status", "verdicts null", "trajectory a string", "a step not a dict",
                                  "duration a string", "no cluster", "cluster null"])
 def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_run: tuple[Path, op.Gate],
-                                                                      tmp_path: Path, how: str) -> None:
+                                                                      tmp_path: Path, how: str,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """A record edited by hand (valid JSON, wrong shape) stopped the conversion with a KeyError, TypeError,
     ValueError or AttributeError: an "internal error" on the command line. Now: exit 2, one line naming the
     file and the line, the journal untouched, no copy left half made."""
@@ -539,7 +542,7 @@ def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_ru
     lines[2] = json.dumps(record, ensure_ascii=False) + "\n"
     journal.write_text("".join(lines), encoding="utf-8")
     before = journal.read_bytes()
-    out = run_cli("gate", str(directory))
+    out = main_in_process(capsys, "gate", str(directory))
     line = one_error_line(out.stderr)
     assert out.returncode == 2
     assert line.startswith(f"oloproof: error: {journal}: line 3: not a case record as oloproof_nb writes it (")
@@ -553,7 +556,8 @@ def test_a_case_record_of_the_wrong_shape_is_one_line_naming_its_line(blocked_ru
 @pytest.mark.parametrize(("where", "word", "shown"), [("verdicts", "FAIL", "'FAIL'"), ("verdicts", "skip", "'skip'"),
                                                      ("verdicts", None, "null"), ("replays", "Pass", "'Pass'")])
 def test_a_verdict_word_the_runner_never_writes_is_damage(blocked_run: tuple[Path, op.Gate], tmp_path: Path,
-                                                         where: str, word: str | None, shown: str) -> None:
+                                                         where: str, word: str | None, shown: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """A verdict row (or a replay row) reading ``"FAIL"``, ``"skip"`` or null was read silently as not
     passed, where any other field of the wrong shape is refused as damage. The runner only ever wrote ``pass``,
     ``fail`` and ``missing`` (``git log -S'"verdict"'``): another word is refused naming the file, the line and the
@@ -566,7 +570,7 @@ def test_a_verdict_word_the_runner_never_writes_is_damage(blocked_run: tuple[Pat
     lines[2] = json.dumps(record, ensure_ascii=False) + "\n"
     journal.write_text("".join(lines), encoding="utf-8")
     before = journal.read_bytes()
-    out = run_cli("gate", str(directory))
+    out = main_in_process(capsys, "gate", str(directory))
     assert out.returncode == 2
     assert one_error_line(out.stderr) == (
         f"oloproof: error: {journal}: line 3: not a case record as oloproof_nb writes it (ValueError: verdict {shown} "

@@ -20,8 +20,9 @@ import oloproof_nb as op
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
-#: One eval of two tasks scored by ``match()`` into ``argv[1]``: ``bulk`` (3 samples) answered right, ``small``
-#: (2 samples) answered wrong.
+#: One eval of two tasks scored by ``match()`` into each folder of ``argv[1:]`` (an eval of its own each, made in one
+#: process: Inspect AI's import is most of a child's time): ``bulk`` (3 samples) answered right, ``small`` (2 samples)
+#: answered wrong.
 SCRIPT = """
 import sys
 from inspect_ai import Task, eval as inspect_eval
@@ -37,22 +38,22 @@ def policy(messages, tools, tool_choice, config):
 
 tasks = [Task(dataset=[Sample(id=f"{name[0]}{i}", input=f"{name} {i}", target="yes") for i in range(n)],
               solver=[generate()], scorer=match(), name=name) for name, n in (("bulk", 3), ("small", 2))]
-logs = inspect_eval(tasks, model=get_model("mockllm/model", custom_outputs=policy), log_dir=sys.argv[1],
-                    display="none")
-assert [log.status for log in logs] == ["success", "success"], logs
+for log_dir in sys.argv[1:]:
+    logs = inspect_eval(tasks, model=get_model("mockllm/model", custom_outputs=policy), log_dir=log_dir,
+                        display="none")
+    assert [log.status for log in logs] == ["success", "success"], logs
 """
 
 
-def _logs(folder: Path) -> Path:
+def _logs(*folders: Path) -> tuple[Path, ...]:
     pytest.importorskip("inspect_ai")
-    run_inspect(["-c", SCRIPT, str(folder)], folder.parent)
-    return folder
+    run_inspect(["-c", SCRIPT, *map(str, folders)], folders[0].parent)
+    return folders
 
 
 def test_compare_naming_the_pooled_name_in_regression_criteria_says_each_task_has_its_own(tmp_path: Path) -> None:
     """Mutant caught: the compare message without the hint the gate's message gives."""
-    base = op.from_inspect(_logs(tmp_path / "base"))
-    candidate = op.from_inspect(_logs(tmp_path / "candidate"))
+    base, candidate = map(op.from_inspect, _logs(tmp_path / "base", tmp_path / "candidate"))
     assert candidate.criteria == ["bulk/match", "small/match"]
     release = {"criteria": {}, "regression": {"criteria": ["match"]}}
     with pytest.raises(op.OloproofError) as raised:

@@ -22,9 +22,10 @@ from oloproof_nb.cli import main
 
 pytest.importorskip("inspect_ai")
 
-#: Writes one eval of two tasks into ``argv[1]``: ``bulk`` of ``argv[2]`` samples all answered right, ``small`` of
-#: ``argv[3]`` samples of which the first ``argv[4]`` are answered right. The inputs are the same whatever is answered
-#: (so two folders' samples pair by their digests in ``op.compare``).
+#: Writes one eval of two tasks into each folder ``argv[3::2]``: ``bulk`` of ``argv[1]`` samples all answered right,
+#: ``small`` of ``argv[2]`` samples of which the first ``argv[4::2]`` (the folder's) are answered right. The inputs are
+#: the same whatever is answered (so two folders' samples pair by their digests in ``op.compare``). The folders are
+#: made in one process: Inspect AI's import is most of a child's time.
 SCRIPT = """
 import sys
 from inspect_ai import Task, eval as inspect_eval
@@ -33,7 +34,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 
-log_dir, bulk, small, right = sys.argv[1], *map(int, sys.argv[2:])
+bulk, small = map(int, sys.argv[1:3])
+right = 0  # the folder's, set before each eval
 
 def policy(messages, tools, tool_choice, config):
     task, number = messages[-1].text.split()
@@ -45,26 +47,29 @@ tasks = [Task(dataset=[Sample(id=f"b{i}", input=f"bulk {i}", target="yes") for i
               solver=[generate()], scorer=match(), name="bulk"),
          Task(dataset=[Sample(id=f"s{i}", input=f"small {i}", target="yes") for i in range(small)],
               solver=[generate()], scorer=match(), name="small")]
-logs = inspect_eval(tasks, model=get_model("mockllm/model", custom_outputs=policy), log_dir=log_dir,
-                    display="none", max_samples=64)
-assert [log.status for log in logs] == ["success", "success"], logs
+for log_dir, right in zip(sys.argv[3::2], map(int, sys.argv[4::2])):
+    logs = inspect_eval(tasks, model=get_model("mockllm/model", custom_outputs=policy), log_dir=log_dir,
+                        display="none", max_samples=64)
+    assert [log.status for log in logs] == ["success", "success"], logs
 """
 
 BULK, SMALL, THRESHOLD = 80, 6, 0.8
 SPLIT = {"criteria": {"bulk/match": THRESHOLD, "small/match": THRESHOLD}, "allow_approximate_methods": True}
 
 
-def _write(root: Path, small_right: int) -> Path:
-    folder = root / f"right{small_right}"
-    run_inspect(["-c", SCRIPT, str(folder), str(BULK), str(SMALL), str(small_right)], root)
-    return folder
+def _write(root: Path, *small_right: int) -> list[Path]:
+    folders = [root / f"right{right}" for right in small_right]
+    pairs = [str(part) for right in small_right for part in (root / f"right{right}", right)]
+    run_inspect(["-c", SCRIPT, str(BULK), str(SMALL), *pairs], root)
+    return folders
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """``regressed``: ``small`` answers none right; ``holds``: ``small`` answers 5 of 6 right."""
     root = tmp_path_factory.mktemp("inspect-tasks-i2")
-    yield {"regressed": _write(root, 0), "holds": _write(root, 5)}
+    regressed, holds = _write(root, 0, 5)
+    yield {"regressed": regressed, "holds": holds}
 
 
 def _hand_count(folder: Path) -> dict[str, tuple[int, int]]:

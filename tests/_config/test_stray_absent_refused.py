@@ -8,11 +8,10 @@ no state holds, so all 72 rows failed for a desk that closed every ticket, and t
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _reliability_systems import main_in_process
 from _removal_suites import GONE, removal_suite, state_case
 
 import oloproof_nb as op
@@ -54,12 +53,12 @@ def test_a_by_key_removal_with_a_third_key_is_refused_naming_it(tmp_path: Path) 
         op.load_suite(folder)
 
 
-def test_the_command_says_it_in_one_line_exit_2_and_leaves_the_case_file(tmp_path: Path) -> None:
+def test_the_command_says_it_in_one_line_exit_2_and_leaves_the_case_file(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     folder = removal_suite(tmp_path / "s", [state_case(INITIAL, {"tickets": [{"tid": "t-1", **GONE}]})],
                            "{type: state_matches, mode: changes}")
     before = (folder / "cases.jsonl").read_bytes()
-    done = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(folder), "--quiet"],
-                          capture_output=True, text=True, timeout=120)
+    done = main_in_process(capsys, "run", str(folder), "--quiet")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "by_key: tid" in done.stderr
