@@ -12,8 +12,10 @@ exit 2 too (and, the command's JSON object written, no second one). A Ctrl-C whi
 2 and ``oloproof: interrupted``, as during the command, and so is an exception that stops the import (a broken
 install, a memory limit that refuses a compiled module): one line, ``oloproof: error: the oloproof_nb package could
 not be imported: …``, where Python printed its traceback and exited 1 (a BLOCK to ``gate``, "not blocking" to a
-hook runner). An exception the imported command raises past its own handling is a bug of it: ``oloproof: internal
-error: …`` naming the file that keeps its traceback, as the command says of the bugs it handles.
+hook runner); a module that calls ``sys.exit(1)`` (or ``sys.exit(0)``) meanwhile is that line too, naming the
+module, where its number was the exit code. An exception the imported command raises past its own handling is a bug
+of it: ``oloproof: internal error: …`` naming the file that keeps its traceback, as the command says of the bugs it
+handles.
 A signal the process was started ignoring (``nohup``, ``trap '' HUP``) stays ignored. Once the command has
 returned, :func:`main` does the work Python does at exit with these handlers still installed and ends the process
 (:func:`_end`): Python's own wind-down put every handler back to the default before it tore the modules down
@@ -167,8 +169,16 @@ def _run(argv: Sequence[str]) -> int:
     """The command ``argv`` (without the program), its handlers installed first; returns the exit code."""
     _stop_while_outside_the_command(argv)
     try:
-        from oloproof_nb.cli import main as command
-
+        try:
+            from oloproof_nb.cli import main as command
+        except SystemExit as stop:  # sys.exit(1) in a module the package imports: its code read as BLOCK (0, PASS)
+            if stop.code is not None and not isinstance(stop.code, int):
+                raise  # sys.exit("why"): its text is the line (main)
+            code = "" if stop.code is None else f": {stop.code}"
+            _interrupted("the oloproof_nb package could not be imported: " + _ascii_line(
+                f"SystemExit{code}{_raised_in(stop)}"), _wants_json(argv) and not _json_written(), kind="error",
+                prefix="error: ")
+            return 2
         return command()
     except KeyboardInterrupt:  # a Ctrl-C before the command's own handling: 2, not 130 and a traceback
         _interrupted("interrupted", _wants_json(argv) and not _json_written())
@@ -185,6 +195,18 @@ def _run(argv: Sequence[str]) -> int:
             _interrupted("the oloproof_nb package could not be imported: " + _ascii_line(what),
                          _wants_json(argv) and not _json_written(), kind="error", prefix="error: ")
         return 2
+
+
+def _raised_in(exc: BaseException) -> str:
+    """``, raised in module 'name' (file)``: the module whose code raised ``exc`` (the last frame of its traceback,
+    the caller of ``sys.exit``), or nothing when its traceback has no frame."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    name = tb.tb_frame.f_globals.get("__name__")
+    return f", raised in module {name!r} ({tb.tb_frame.f_code.co_filename})"
 
 
 def _saved_traceback() -> str:

@@ -45,8 +45,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_YAML_BYTES", "MAX_YAML_VALUES", "LINK_HINT", "UnreadableFile", "KeyTwice", "config_error",
            "user_keys", "refuse_internal_keys", "dangling_link", "file_above", "named_alike", "folder_problem",
-           "lone_surrogate", "open_regular", "read_regular", "read_yaml", "home_shorthand", "NumberTooLarge",
-           "finite_float", "keys_once", "a_number", "plain_number", "text_number", "yaml_number", "float_text"]
+           "lone_surrogate", "open_regular", "read_regular", "read_yaml", "home_shorthand", "not_home",
+           "NumberTooLarge", "finite_float", "keys_once", "a_number", "plain_number", "text_number", "yaml_number",
+           "float_text"]
 
 #: Largest oloproof.yaml or release.yaml read (they are read whole): 4 MiB.
 MAX_YAML_BYTES = 4 << 20
@@ -183,6 +184,20 @@ def home_shorthand(path: str) -> str | None:
         return None
     return (f"{quote(path)} starts with '~', which only a shell expands to the home folder (here it names a folder "
             f"'~'); write the path in full: {quote(os.path.expanduser(path))}")
+
+
+def not_home(path: str | Path) -> str:
+    """``path`` as text that cannot be read as the home folder's: a relative path whose first part is a folder named
+    ``~`` written ``./~/…``, as the user gave it (``Path("./~/runs")`` is ``~/runs``: printed so, it named the home
+    folder's ``runs``, and a command quoting it was refused, :func:`home_shorthand`).
+
+    Examples
+    --------
+    >>> not_home(Path("./~/runs")), not_home("~"), not_home("runs/~"), not_home("~backup")
+    ('./~/runs', './~', 'runs/~', '~backup')
+    """
+    text = str(path)
+    return f".{os.sep}{text}" if home_shorthand(text) is not None else text
 
 
 #: Most entries of a folder :func:`named_alike` reads: a suite folder holds a handful.

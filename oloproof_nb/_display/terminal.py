@@ -33,7 +33,7 @@ from .._core.scoremap import reason_kind
 from .._run.locate import shell_word
 from ..errors import quote
 from .markdown import table_cell, terminal_text, text_table
-from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_threshold
+from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_text, fmt_threshold
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
            "exit_line", "failed_verdict_lines", "fit", "gate_size", "missing_verdict_lines", "no_criteria_note",
@@ -144,8 +144,8 @@ def reason_lines(table: pd.DataFrame, width: int, plain: frozenset[str] = _PLAIN
         reason = str(r.reason)
         if bool(getattr(r, "vacuous", False)):
             reason = "; ".join(part for part in (VACUOUS, reason) if part)
-        if reason and reason not in plain:
-            lines += textwrap.wrap(terminal_text(f"{r.criterion}: {reason}"), width, subsequent_indent="    ",
+        if reason and reason not in plain:  # cut as a reason in a table or panel is (a megabyte's exception text)
+            lines += textwrap.wrap(terminal_text(f"{r.criterion}: {fmt_text(reason)}"), width, subsequent_indent="    ",
                                    break_long_words=True, break_on_hyphens=False)
     return lines
 

@@ -7,7 +7,7 @@ import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._config.files import folder_problem, read_yaml
+from .._config.files import folder_problem, not_home, read_yaml
 from .._config.suite_config import SUITE_FILE
 from ..errors import OloproofError, RunDirError, quote
 from .store import MANIFEST, read_manifest
@@ -18,14 +18,16 @@ __all__ = ["follows", "is_suite_folder", "latest_run_dir", "latest_hint", "runs_
 def shell_word(path: str | Path) -> str:
     """``path`` as one word of a command the user is told to run (in this module's hints as in the commands' lines):
     quoted for a POSIX shell (a space, a ``$``), and a relative path that starts with '-' written ``./-x`` (as
-    given, ``oloproof run -x`` read it as an option: "the following arguments are required: suite").
+    given, ``oloproof run -x`` read it as an option: "the following arguments are required: suite"), one whose first
+    part is a folder named ``~`` ``./~/x`` (:func:`~.._config.files.not_home`: ``'~/x'`` is refused as the home
+    folder's).
 
     Examples
     --------
-    >>> shell_word("my suite"), shell_word("-x"), shell_word("/tmp/-x")
-    ("'my suite'", './-x', '/tmp/-x')
+    >>> shell_word("my suite"), shell_word("-x"), shell_word("/tmp/-x"), shell_word(Path("./~/runs"))
+    ("'my suite'", './-x', '/tmp/-x', "'./~/runs'")
     """
-    text = str(path)
+    text = not_home(path)
     return shlex.quote("./" + text if text.startswith("-") else text)
 
 
@@ -170,20 +172,21 @@ def runs_hint(folder: str | Path, within: str = "runs") -> str:
         count = sum(1 for child in runs.iterdir() if (child / MANIFEST).is_file()) if runs.is_dir() else 0
         latest = _newest(runs, folder) if count else None
     except RunDirError:
-        return f"; it holds {count} run {'directory' if count == 1 else 'directories'} in {runs}: give one of them"
+        return (f"; it holds {count} run {'directory' if count == 1 else 'directories'} in {not_home(runs)}: give "
+                "one of them")
     except OSError:  # a folder that cannot be listed: the error already names it
         return ""
     if latest is None:
         if not suite:
             return ""
-        return f"; it is a suite folder with no run in {runs} yet: run it first" if noun == "run" else \
-            f"; it is a suite folder with no baseline in {runs} yet: make one (oloproof run --baseline " \
+        return f"; it is a suite folder with no run in {not_home(runs)} yet: run it first" if noun == "run" else \
+            f"; it is a suite folder with no baseline in {not_home(runs)} yet: make one (oloproof run --baseline " \
             f"{shell_word(folder)})"
     if count == 1:
-        return f"; it {'is a suite folder' if suite else 'holds one run'}: give its {noun}, {str(latest)!r}"
-    held = f"is a suite folder: give one of its {count} {noun}s in {runs}" if suite else \
+        return f"; it {'is a suite folder' if suite else 'holds one run'}: give its {noun}, {not_home(latest)!r}"
+    held = f"is a suite folder: give one of its {count} {noun}s in {not_home(runs)}" if suite else \
         f"holds {count} runs: give one of them"
-    return f"; it {held}, the latest is {str(latest)!r}"
+    return f"; it {held}, the latest is {not_home(latest)!r}"
 
 
 def _time(text: str) -> datetime | None:

@@ -57,6 +57,10 @@ class _WorkerSuite:
     #: the instances its batches hold (running or pooled): a factory that gives one again is refused (a
     #: module-level instance ran the concurrent batches of a ThreadPoolExecutor on one sandbox)
     instances: Held = field(default_factory=Held)
+    #: what keys the replays of each instance its batches built, read as it was built, by the ``(version, code
+    #: fingerprint)`` of the run it was checked against: a pooled instance runs a later batch's cases keyed as built
+    #: (read again there, its key was what the case before left in an attribute named as a constructor's parameter)
+    prints: dict[tuple[str | None, str | None], ReplayPrints] = field(default_factory=dict)
 
 
 #: The suites this worker process loaded, by folder and the digests of its files (one entry per folder: an earlier
@@ -167,7 +171,7 @@ def _remote_batch(suite_root: str, digests: dict[str, str], batch: list[tuple[in
     target = suite.system_target if wanted in held.checked else suite.resolve_system()
     factory = as_factory(target)[0]
     timeout_s = suite.config.case_timeout_s
-    prints = ReplayPrints(target, fingerprint)  # each instance's replays keyed by its own settings
+    prints = held.prints.setdefault(wanted, ReplayPrints(target, fingerprint))  # each instance's by its own settings
 
     def checked() -> Any:  # every instance a batch runs on: the run's version and code fingerprint
         try:

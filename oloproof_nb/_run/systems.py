@@ -304,9 +304,25 @@ def code_fingerprint(instance: Any, target: Any, *, root: Path | None, spec: str
 def identity_of(instance: Any, target: Any, *, root: Path | None, spec: str | None,
                 timeout_s: float | None, known: KnownCode | None = None) -> tuple[str | None, str | None]:
     """``(version, code fingerprint)`` of a built system (:func:`version_of`, :func:`code_fingerprint`, given
-    ``known``): what a run records of its system, and what every instance a worker builds for the run must match."""
-    return version_of(instance, timeout_s), code_fingerprint(instance, target, root=root, spec=spec,
-                                                             timeout_s=timeout_s, known=known)
+    ``known``): what a run records of its system, and what every instance a worker builds for the run must match.
+    Its sandbox's methods are read first (:func:`_read_sandbox`)."""
+    version = version_of(instance, timeout_s)
+    _read_sandbox(instance, timeout_s)
+    return version, code_fingerprint(instance, target, root=root, spec=spec, timeout_s=timeout_s, known=known)
+
+
+#: The methods of the system the sandbox routine and the outcome checks look up by name, each of them optional.
+_SANDBOX_METHODS = ("reset", "snapshot", "observe")
+
+
+def _read_sandbox(instance: Any, timeout_s: float | None) -> None:
+    """Read the instance's ``reset``, ``snapshot`` and ``observe`` once, as it is built, each under the timeout: a
+    property of the user's that raises (or a ``__getattr__`` that raises for one of them) is the system's error in one
+    line naming it, as its ``version`` is (``reading the system's snapshot raised RuntimeError: …``); read first by a
+    case, it was an internal error of oloproof_nb (exit 2, a traceback file). One that is missing
+    (``AttributeError``) is a sandbox without it."""
+    for name in _SANDBOX_METHODS:
+        _call(functools.partial(getattr, instance, name, None), f"reading the system's {name}", timeout_s)
 
 
 class OtherSystem(OloproofError):

@@ -39,36 +39,37 @@ def _run_dir(given: str, doing: str, logs: bool = False) -> str:
     with ``logs`` Inspect AI logs) is refused in one line naming each, and so is a path that does not exist; Inspect AI
     logs given without ``logs`` (``oloproof compare``) are refused saying how Python compares them."""
     from .._analysis.inspect_files import is_inspect_log, is_inspect_source
-    from .._config.files import dangling_link, file_above, folder_problem
+    from .._config.files import dangling_link, file_above, folder_problem, not_home
     from .._run.locate import is_suite_folder, latest_run_dir, runs_hint
     from .._run.store import MANIFEST
 
     if not is_suite_folder(given):
-        path = Path(given)
+        path, shown = Path(given), not_home(given)  # named as given: ./~/runs is not the home folder's runs
         wanted = "a run directory, a suite folder or Inspect AI logs" if logs else "a run directory or a suite folder"
         problem = folder_problem(path)
         if problem is not None:
-            raise RunDirError(f"{path}: {problem}; give {wanted} you can read")
+            raise RunDirError(f"{shown}: {problem}; give {wanted} you can read")
         if not path.exists():  # a typo: say what may be given here, not only what a run directory holds
             above = file_above(path)  # notes.txt/r1: the user sees notes.txt there
             why = dangling_link(path) or (f"nothing can be there: {above}" if above else "no such file or folder")
-            raise RunDirError(f"{path}: {why}; give {wanted}")
+            raise RunDirError(f"{shown}: {why}; give {wanted}")
         if path.is_file() and not is_inspect_source(path) and is_suite_folder(path.parent):  # demo/oloproof.yaml
-            raise RunDirError(f"{path}: is a file of the suite in {path.parent}; give {wanted} ({path.parent} gives "
+            raise RunDirError(f"{shown}: is a file of the suite in {not_home(path.parent)}; give {wanted} "
+                              f"({not_home(path.parent)} gives "
                               "the suite's latest run)")
         # oloproof compare: logs are compared in Python. A .json file is named a log only when it reads as one: a
         # run's manifest.json (given for its folder) or any other .json is what a run directory is not, as before
         if not logs and is_inspect_source(path) and (path.is_dir() or path.suffix == ".eval" or is_inspect_log(path)):
-            raise RunDirError(f"{path}: Inspect AI logs, which oloproof compare does not read; compare them in "
+            raise RunDirError(f"{shown}: Inspect AI logs, which oloproof compare does not read; compare them in "
                               "Python, op.compare(op.from_inspect(BASE), op.from_inspect(CANDIDATE)), or give a run "
                               "directory or a suite folder")
         # lexists: a manifest.json that is a dangling link is a run that cannot be read, which loading it names
         if path.is_dir() and not os.path.lexists(path / MANIFEST) and not (logs and is_inspect_source(path)):
             kinds = (f"a run directory (no {MANIFEST}), a suite folder (no oloproof.yaml) or Inspect AI logs" if logs
                      else f"a run directory (no {MANIFEST}) or a suite folder (no oloproof.yaml)")
-            raise RunDirError(f"{path}: not {kinds}{runs_hint(path)}")
+            raise RunDirError(f"{shown}: not {kinds}{runs_hint(path)}")
         return given
-    latest = str(latest_run_dir(given))
+    latest = not_home(latest_run_dir(given))
     say(terminal_text(f"oloproof: {doing} the latest run of the suite: {latest}"))  # a reader gone keeps the code
     return latest
 

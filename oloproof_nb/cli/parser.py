@@ -119,15 +119,19 @@ class _Parser(argparse.ArgumentParser):
     #: hook written with ``-h`` blocks instead of reading as a verified outcome.
     hook = False
 
+    #: What ``--help`` or ``--version`` printed (:meth:`_print_message`), for the ``--json`` error of :meth:`exit`.
+    _printed = ""
+
     def _print_message(self, message: str, file: Any = None) -> None:
         if self.hook and file is sys.stdout:  # stdout holds a receipt, or nothing
             file = sys.stderr
+            self._printed = message
         super()._print_message(message, file)
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if self.hook and status == 0:  # --help or --version: nothing was verified
-            if self.json_errors:
-                print_json_error("usage error", HOOK_HELP)
+            if self.json_errors:  # the version, not "the help was printed", when the version was
+                print_json_error("usage error", HOOK_VERSION if self._printed.strip() == VERSION else HOOK_HELP)
             status = 2
         super().exit(status, message)
 
@@ -183,6 +187,12 @@ class _Parser(argparse.ArgumentParser):
 
 #: The ``--json`` error of ``oloproof receipt --help`` (:attr:`_Parser.hook`).
 HOOK_HELP = "the help was printed on stderr and nothing was verified: exit 2, as for every outcome not verified"
+#: What ``oloproof --version`` prints.
+VERSION = f"oloproof_nb {__version__}"
+#: The ``--json`` error of ``oloproof --version receipt …`` (:attr:`_Parser.hook`), naming the version as
+#: ``oloproof --version`` prints it.
+HOOK_VERSION = (f"{VERSION} (the version, printed on stderr); nothing was verified: exit 2, as for every outcome not "
+                "verified")
 
 
 #: Why an empty path argument is refused (:func:`_path`; ``oloproof receipt`` says it as a contract error).
@@ -261,7 +271,7 @@ def build_parser(json_errors: bool = False, hook: bool = False) -> argparse.Argu
     (:attr:`_Parser.hook`)."""
     p = _Parser(prog="oloproof", description="Judge stateful agents by the world they leave behind.")
     p.hook = hook
-    p.add_argument("--version", action="version", version=f"oloproof_nb {__version__}")
+    p.add_argument("--version", action="version", version=VERSION)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     init = sub.add_parser("init", help="copy a bundled example suite",

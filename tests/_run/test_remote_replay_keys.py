@@ -69,3 +69,48 @@ def test_the_instance_a_batch_builds_after_a_failed_case_keys_its_replays_by_its
     monkeypatch.setenv("DESK_CAREFUL", "0")
     careless = op.run(op.load_suite(root), out=tmp_path / "careless", progress=False)
     assert list(careless.replays["cached"]) == [False] * 3  # none of them a careless instance's
+
+
+LEDGER = '''
+import oloproof_nb as op
+
+
+class Desk(op.RecordedAgent):
+    version = "d1"
+
+    def __init__(self, ledger=None):
+        self.ledger = dict(ledger or {})  # the desk's world, kept under its constructor's parameter's name
+
+    def reset(self, state):
+        self.ledger = dict(state)
+
+    def snapshot(self):
+        return dict(self.ledger)
+
+    def lookup(self, key):
+        return {"ok": True, "key": key}
+
+    def act(self, input, rec):
+        rec.tool("lookup", self.lookup, key=input["cid"])
+        self.ledger["done"] = input["cid"]
+        return "ok"
+'''
+
+
+def test_a_pooled_instance_keys_its_replays_in_a_later_batch_by_its_settings_as_built(
+        make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    """An instance a worker pooled after one batch runs the next batch's cases: its replays are keyed by what it held
+    when it was built, as a thread run keys them. Read again at each replay, its key was the world the case before
+    left in ``ledger`` (a constructor's parameter): the replays of every batch after the first were stored under keys
+    no instance is built with, and a run on threads replayed them live."""
+    cases = [{"id": f"c{i}", "input": {"cid": f"c{i}"}, "initial_state": {}, "expected": {"answer": "ok"}}
+             for i in range(3)]
+    root = make_suite(cases, system="sysmod:Desk", system_code=LEDGER,
+                      evaluators=[{"type": "answer_matches"},
+                                  {"type": "fault_recovery", "tool": "lookup", "fault": "error"}])
+    with ThreadPoolExecutor(1) as executor:  # one worker: c1 and c2 run on the instance c0's batch pooled
+        pooled = op.run(op.load_suite(root), executor=executor, chunk_size=1, out=tmp_path / "pooled",
+                        progress=False)
+    assert list(pooled.replays["cached"]) == [False] * 3
+    threads = op.run(op.load_suite(root), out=tmp_path / "threads", progress=False)
+    assert list(threads.replays["cached"]) == [True] * 3  # was [True, False, False]

@@ -43,6 +43,8 @@ SITECUSTOMIZE = textwrap.dedent('''
                     raise ImportError("cannot import name 'TypeAdapter' from 'pydantic'\\n\\x1b[31m(old)")
                 if _FAIL == "MemoryError":
                     raise MemoryError()
+                if _FAIL in ("exit 0", "exit 1"):
+                    sys.exit(int(_FAIL[-1]))
                 sys.exit("this package needs another Python")
             return None
 
@@ -110,6 +112,19 @@ def test_a_package_that_cannot_be_imported_is_exit_2_for_every_command(oloproof:
     for args in (["gate", str(tmp_path / "run")], ["receipt", str(write_contract(tmp_path / "task"))]):
         done = oloproof(*args, fail=fail)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", line), args
+
+
+@pytest.mark.parametrize("fail", ["exit 0", "exit 1"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_module_that_exits_with_a_number_while_the_package_imports_is_exit_2_naming_it(
+        oloproof: Callable[..., Any], tmp_path: Path, fail: str, as_json: bool) -> None:
+    """``sys.exit(1)`` in a module the package imports was the command's exit code: ``oloproof gate``'s BLOCK with no
+    line (``sys.exit(0)``: PASS, for a gate that never ran)."""
+    done = oloproof("gate", str(tmp_path / "run"), *(["--json"] if as_json else []), fail=fail)
+    message = (f"the oloproof_nb package could not be imported: SystemExit: {fail[-1]}, raised in module "
+               f"'sitecustomize' ({tmp_path / 'hooks' / 'sitecustomize.py'})")
+    assert (done.returncode, done.stderr) == (2, f"oloproof: error: {message}\n")
+    assert done.stdout == (json.dumps({"error": "error", "message": message}) + "\n" if as_json else "")
 
 
 #: Runs the console script's entry with the package imported and its parser broken: a bug of the command's raised

@@ -44,6 +44,21 @@ def test_with_json_stdout_holds_the_usage_error(capsys: pytest.CaptureFixture[st
     assert "LAST ARGUMENT" in err
 
 
+def test_with_json_a_version_given_before_receipt_is_named_in_the_usage_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof --version receipt c.json --json`` said "the help was printed", where the version was."""
+    from oloproof_nb import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version", "receipt", "CONTRACT.json", "--json"])
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"error": "usage error", "message": f"oloproof_nb {__version__} (the version, printed "
+                                                                  "on stderr); nothing was verified: exit 2, as for "
+                                                                  "every outcome not verified"}
+    assert err == f"oloproof_nb {__version__}\n"
+
+
 @pytest.mark.parametrize("argv", [["gate", "--help"], ["--help"], ["run", "-h"], ["--version"]])
 def test_the_other_commands_help_is_on_stdout_with_exit_0(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
