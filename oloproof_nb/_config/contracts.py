@@ -56,15 +56,39 @@ def _worded(text: str) -> PydanticCustomError:
     return PydanticCustomError(_WORDED, "{text}", {"text": text})
 
 
+#: A fraction of a second after the seconds, of any length, with a point or a comma (``date +%N`` writes 9 digits,
+#: ``date -Ins`` a comma, Go's RFC 3339 as many as are not trailing zeros).
+_FRACTION = re.compile(r"(?<=:\d\d)[.,](\d+)")
+#: A UTC offset after a time, written ``+0200`` (``date +%z``) or ``+02``.
+_SHORT_OFFSET = re.compile(r"(?:(?<=:\d\d)|(?<=\.\d{6}))([+-]\d\d)(\d\d)?$")
+
+
+def _extended(text: str) -> str:
+    """ISO-8601 text in the one form every supported Python's ``datetime.fromisoformat`` reads: ``Z`` as ``+00:00``,
+    the fraction of a second as 6 digits after a point (cut, as Python 3.11 cuts a longer one), the offset with a
+    colon. Python 3.10 reads only that form: a start time written ``…:00.123456789Z``, ``…:00.12345Z`` or
+    ``…:00+0000``, which 3.11 reads, was a contract error there, one that blocked every stop of a hook.
+
+    Examples
+    --------
+    >>> _extended("2026-07-25T14:00:00.123456789Z"), _extended("2026-07-25T16:00:00,5+0200")
+    ('2026-07-25T14:00:00.123456+00:00', '2026-07-25T16:00:00.500000+02:00')
+    """
+    text = re.sub(r"[zZ]$", "+00:00", text)
+    text = _FRACTION.sub(lambda found: "." + found.group(1).ljust(6, "0")[:6], text, count=1)
+    return _SHORT_OFFSET.sub(lambda found: f"{found.group(1)}:{found.group(2) or '00'}", text)
+
+
 def _utc_timestamp(value: Any) -> Any:
-    """``run_started_at`` in UTC from its ISO-8601 text (``Z`` for UTC); a value not text is left to be refused."""
+    """``run_started_at`` in UTC from its ISO-8601 text (``Z`` for UTC; read alike on every supported Python:
+    :func:`_extended`); a value not text is left to be refused."""
     if not isinstance(value, str):
         return value
     text = value.strip()
     if not (text.isascii() and text.isprintable()):  # CPython 3.11's parser stops at a NUL: "…Z\x00junk" was a time
         raise ValueError("not an ISO-8601 timestamp")
     try:
-        parsed = datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", text))
+        parsed = datetime.fromisoformat(_extended(text))
     except ValueError:
         raise ValueError("not an ISO-8601 timestamp") from None
     if parsed.tzinfo is None:

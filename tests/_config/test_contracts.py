@@ -228,6 +228,33 @@ def test_a_start_time_reads_as_the_same_instant_in_utc_however_it_is_written(tmp
     assert spec.run_started_at.utcoffset() == timedelta(0)
 
 
+@pytest.mark.parametrize(("stamp", "instant"), [
+    ("2026-07-25T14:00:00.123456789Z", datetime(2026, 7, 25, 14, 0, 0, 123456, tzinfo=timezone.utc)),  # date +%N
+    ("2026-07-25T14:00:00,123456789+00:00", datetime(2026, 7, 25, 14, 0, 0, 123456, tzinfo=timezone.utc)),  # date -Ins
+    ("2026-07-25T14:00:00.12345Z", datetime(2026, 7, 25, 14, 0, 0, 123450, tzinfo=timezone.utc)),  # Go's RFC 3339
+    ("2026-07-25T14:00:00.5Z", datetime(2026, 7, 25, 14, 0, 0, 500000, tzinfo=timezone.utc)),
+    ("2026-07-25T16:00:00+0200", datetime(2026, 7, 25, 14, tzinfo=timezone.utc)),  # date +%z
+    ("2026-07-25T08:30:00.25-0530", datetime(2026, 7, 25, 14, 0, 0, 250000, tzinfo=timezone.utc)),
+    ("2026-07-25T16:00:00+02", datetime(2026, 7, 25, 14, tzinfo=timezone.utc)),
+])
+def test_a_start_time_written_by_date_or_go_reads_alike_on_every_python(tmp_path: Path, stamp: str,
+                                                                         instant: datetime) -> None:
+    """Python 3.10's ``fromisoformat`` reads a fraction of 3 or 6 digits after a point and an offset with a colon
+    only; these forms, which Python 3.11 reads, were contract errors there. The instants by hand: a fraction cut to
+    microseconds, 16:00 at +02:00 and 08:30 at -05:30 both 14:00 UTC."""
+    spec = load_contract_file(_write(tmp_path, json.dumps({**MINIMAL, "run_started_at": stamp})))
+    assert spec.run_started_at == instant
+
+
+@pytest.mark.parametrize("stamp", ["2026-07-25", "2026-07-25T14:00:00", "2026-07-25T14:00:00+2",
+                                   "2026-07-25T14:00:00+020"])
+def test_a_start_time_without_a_timezone_or_with_a_broken_one_stays_refused(tmp_path: Path, stamp: str) -> None:
+    """Reading the forms above takes no part of a date for an offset (``-25`` of ``2026-07-25``), and no offset of
+    one or three digits for one of two or four."""
+    assert "key 'run_started_at' must be an ISO-8601 timestamp with a timezone" in _error(
+        _write(tmp_path, json.dumps({**MINIMAL, "run_started_at": stamp})))
+
+
 @pytest.mark.parametrize("command", [[], [""], ["python3", ""]])
 def test_a_command_without_a_program_or_with_an_empty_argument_is_refused(tmp_path: Path,
                                                                           command: list[str]) -> None:
