@@ -34,7 +34,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
-from .._config.files import file_above, folder_problem
+from .._config.files import file_above, folder_problem, home_shorthand
 from .._config.labels import same_name
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
@@ -199,7 +199,7 @@ class Run(ColumnarCopy):
         (that writes ``frames/``), so no frame can be read from it. For what needs the configuration alone,
         such as checking a release.yaml against the run before the run is opened. A suite folder given instead
         is refused naming its latest run in ``within`` (``baselines`` where a do-nothing baseline is wanted)."""
-        directory = Path(directory)
+        given, directory = os.fspath(directory), Path(directory)  # as written: a Path drops the "./" of "./~/r1"
         problem = folder_problem(directory)
         if problem is not None:
             raise RunDirError(f"{directory}: {problem}; give a run directory you can read")
@@ -210,7 +210,9 @@ class Run(ColumnarCopy):
                 raise RunDirError(f"{directory}: no run directory can be there: {above}; give a run directory (it "
                                   "holds manifest.json and cases.jsonl)")
             what = "not a directory" if directory.exists() else "no such run directory"
-            raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)")
+            home = None if directory.exists() or not isinstance(given, str) else home_shorthand(given)
+            raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)"
+                              + (f": {home}" if home else ""))
         read = journal_fingerprint(directory)[MANIFEST]  # the file read next, when it is still so after
         try:
             manifest = read_manifest(directory)
@@ -717,7 +719,7 @@ def load_run(directory: str | Path) -> Run:
 def run_directory(value: Any, who: str) -> str | Path:
     """``value`` when it is a path (a ``str`` or an ``os.PathLike``); else a one-line error naming ``who``."""
     if isinstance(value, (str, os.PathLike)):
-        return Path(value)
+        return value if isinstance(value, str) else Path(value)  # text as written (:meth:`Run.unopened`)
     raise OloproofError(f"{who}: a run directory must be a path (str or pathlib.Path), got {type(value).__name__}")
 
 
@@ -728,7 +730,7 @@ def as_run(value: Any, who: str) -> Run:
     if isinstance(value, Run):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return Run.load(Path(value))
+        return Run.load(value if isinstance(value, str) else Path(value))  # text as written (:meth:`Run.unopened`)
     hint = "; give the Run itself, not one of its frames" if isinstance(value, pd.DataFrame) else ""
     raise OloproofError(f"{who} must be a Run (op.run, op.load_run) or a run directory, got "
                         f"{type(value).__name__}{hint}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,7 +33,7 @@ from ..errors import (
     value_kind,
     wide_text,
 )
-from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
+from .files import KeyTwice, UnreadableFile, home_shorthand, keys_once, lone_surrogate, read_regular
 
 __all__ = ["COMMAND_VALIDATOR", "CONTRACT_FILE_KEYS", "DEFAULT_MAX_ARTIFACT_BYTES", "DEFAULT_OBSERVE_TIMEOUT_S",
            "MAX_CONTRACT_BYTES", "ContractFile", "load_contract_file"]
@@ -220,7 +221,10 @@ def load_contract_file(path: Path | str) -> ContractFile:
         regular file (a directory, a named pipe, a device), a bigger file, JSON nested too deeply
         to read or a number too long to convert.
     """
-    path = Path(path)
+    given, path = os.fspath(path), Path(path)  # as written: a Path drops the "./" of "./~/c.json"
+    home = home_shorthand(given) if isinstance(given, str) and not os.path.lexists(path) else None
+    if home is not None:  # no shell expanded it (a quoted "~/c.json", a hook run without a shell), nor does Python
+        _fail(path, f"cannot read contract file: file not found; {home}")
     data = _read_json_object(path)
     bad = lone_surrogate(data)
     if bad is not None:  # "\ud800": JSON, but no text (it stopped oloproof receipt as an internal error)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-from .._core.labels import parse_judgement
+from .._core.labels import parse_judgement, unknown_copy
 from ..errors import LabelFileError, decode_line, lone_cr_hint, parse_problem, quote, wide_text
 from .cases import id_look
 from .files import KeyTwice, UnreadableFile, keys_once, lone_surrogate, read_regular
@@ -109,7 +109,11 @@ def read_labels(path: str | Path, known_ids: Collection[str] | None = None, tran
         try:
             judgement = parse_judgement(obj, known_ids, transform)
         except ValueError as exc:
-            raise LabelFileError(path, lineno, str(exc) + _lookalike_hint(obj, known_ids)) from None
+            alike = _lookalike_hint(obj, known_ids)
+            # an id that reads as a copy's is that copy written otherwise: what it reads as, and not a guess at what
+            # else it names ("C1~t": "no case 'C1' … take its line out", then "copy the id as run.cases shows it")
+            said = unknown_copy(obj["case_id"], transform) if alike else str(exc)
+            raise LabelFileError(path, lineno, said + alike) from None
         judged = judgement.get("digest")
         if judged is not None and copy_digest is not None:
             now = copy_digest(judgement["case_id"])

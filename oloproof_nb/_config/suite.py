@@ -31,7 +31,7 @@ from .cases import (
     key_look,
     repeats_warning,
 )
-from .files import LINK_HINT, dangling_link, folder_problem, named_alike, read_yaml
+from .files import LINK_HINT, dangling_link, folder_problem, home_shorthand, named_alike, read_yaml
 from .imports import (
     CODE_KEY,
     changed_file,
@@ -549,7 +549,8 @@ def load_suite(folder: str | Path, *, release: str | Path | None = None, import_
         if root.exists():
             raise ConfigError(root, None, f"is a file, not a suite folder; give the folder holding oloproof.yaml "
                                           f"(e.g. {str(root.parent)!r})")
-        raise ConfigError(root, None, "is not a suite folder (no such directory)")
+        home = home_shorthand(str(folder))  # "~/suite": Python expands no "~", nor does this
+        raise ConfigError(root, None, "is not a suite folder (no such directory)" + (f": {home}" if home else ""))
     suite_file = root / SUITE_FILE
     if not suite_file.exists():  # a directory, FIFO or device: read_yaml refuses it by name
         _refuse_a_broken_link(suite_file)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from ..errors import quote_value, value_kind
 from .binomial import wilson
 
-__all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "pair_label", "pair_labels",
+__all__ = ["JUDGEMENT_KEYS", "REQUIRED_KEYS", "Label", "parse_judgement", "unknown_copy", "pair_label", "pair_labels",
            "transform_pair_labels", "invalid_copies", "validity_row", "labels_row", "transform_checked"]
 
 #: Keys a judgement line may have; ``case_id`` and ``valid`` are required.
@@ -87,13 +87,23 @@ def parse_judgement(obj: Any, known_ids: Collection[str] | None = None,
         raise ValueError("'digest' must be the copy's digest as run.cases shows it (64 hex digits, 0-9 a-f), "
                          f"got {quote_value(digest)}")
     if known_ids is not None and case_id not in known_ids:
-        which = f" of transform {transform!r}" if transform else ""
-        raise ValueError(f"case id {case_id!r} is not a derived case{which} of this suite; "
-                         + _unknown_copy_hint(case_id, known_ids, transform))
+        raise ValueError(f"{unknown_copy(case_id, transform)}; {_unknown_copy_hint(case_id, known_ids, transform)}")
     out = {"case_id": case_id, "valid": valid, "labeler": obj.get("labeler") or "", "note": obj.get("note") or ""}
     if digest is not None:
         out["digest"] = digest
     return out
+
+
+def unknown_copy(case_id: str, transform: str | None) -> str:
+    """The refusal of ``case_id``, no derived case of ``transform`` in this suite, without a word on what it names.
+
+    Examples
+    --------
+    >>> unknown_copy("c9~t", "t")
+    "case id 'c9~t' is not a derived case of transform 't' of this suite"
+    """
+    which = f" of transform {transform!r}" if transform else ""
+    return f"case id {case_id!r} is not a derived case{which} of this suite"
 
 
 def _unknown_copy_hint(case_id: str, known_ids: Collection[str], transform: str | None) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from .._config.suite import Suite
 from .._core.epochs import parse_reduce
 from .._core.trajectory import Trajectory
-from .runner import Finish, Progress, run_suite
+from .runner import Finish, Progress, refuse_home_shorthand, run_suite
 from .sandbox import Idle
 from .store import new_run_id
 from .systems import as_factory
@@ -109,6 +109,7 @@ def run_baseline(suite: Suite, out: str | Path | None = None, workers: int = 1,
     Threads, not processes (the no-op calls only ``reset``, ``snapshot`` and ``observe``), and no replay
     cache (the no-op makes no call to replay, and must never add to the cache of the real system).
     """
+    refuse_home_shorthand(out)  # before it is made absolute: the "~" is its first part only as given
     run_id = run_id or new_run_id()
     directory = Path(out).absolute() if out is not None else suite.root / BASELINE_DIR / run_id
     return run_suite(suite, system=noop_system(suite), workers=workers, out=directory, progress=progress,

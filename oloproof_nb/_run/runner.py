@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
+from .._config.files import home_shorthand
 from .._config.imports import CODE_KEY
 from .._config.release import check_reductions
 from .._config.suite import RELEASE_FILE, Suite, changed_digests
@@ -70,7 +71,7 @@ from .systems import (
     replay_fingerprint,
 )
 
-__all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs"]
+__all__ = ["run_suite", "as_factory", "Progress", "Isolation", "RecordSink", "with_epochs", "refuse_home_shorthand"]
 
 #: ``progress(done, total)``: called once before the first case and after every finished case.
 Progress = Callable[[int, int], None]
@@ -282,11 +283,22 @@ def _check_run_arguments(suite: Suite, workers: int, executor: Executor | None, 
         raise OloproofError(f"isolation={quote(isolation)}: must be 'thread' or 'process'")
     if resume and out is None:
         raise RunDirError(f"resume=True needs out= (the directory of the interrupted run){latest_hint(suite.root)}")
+    refuse_home_shorthand(out)
     if not resume:  # a resumed run keeps the labels its manifest stores
         suite.refuse_edited_labels()
     if suite.release is not None and not resume:  # a reduction the run's epochs cannot give: say so before running
         check_reductions(suite.release, suite.config.epochs if epochs is None else epochs, suite.root / RELEASE_FILE)
     return epochs, workers, chunk_size, mode
+
+
+def refuse_home_shorthand(out: str | Path | None) -> None:
+    """Refuse (:class:`RunDirError`, one line) an ``out=`` whose first part is a ``~`` (:func:`~.._config.files.
+    home_shorthand`), before anything is written: Python expands no ``~``, so ``op.run(suite, out="~/runs/r1")`` made
+    a folder named ``~`` in the current folder and wrote the run there, as ``--out=~/runs/r1`` did before the command
+    line refused it."""
+    problem = None if out is None else home_shorthand(str(out))
+    if problem is not None:
+        raise RunDirError(f"out={problem}")
 
 
 class _Started(NamedTuple):

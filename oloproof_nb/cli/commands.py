@@ -307,7 +307,7 @@ def _cmd_receipt(args: argparse.Namespace) -> int:
         if not args.contract:  # an unset `$CONTRACT`: a contract error, as a hook reading --json expects one
             raise ContractFileError(f"argument contract: {EMPTY_PATH}")
         with StopOnSignals(interrupt=True, every=True):  # SIGQUIT, SIGUSR1, SIGALRM, ... too
-            receipt = verify_contract_file(Path(args.contract))
+            receipt = verify_contract_file(args.contract)  # as given: "./~/c.json" names a folder '~' on purpose
     except KeyboardInterrupt as exc:  # a hook blocks on 2 only: never 130 or death by a signal (Stopped too)
         name = exc.args[0] if isinstance(exc, Stopped) else "SIGINT"
         if args.json:

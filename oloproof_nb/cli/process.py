@@ -119,7 +119,10 @@ def _child_run(conn: Any, params: dict[str, Any], held: frozenset[int] = frozens
         send("directory", str(out))
         copy = None if params["resume"] else LiveCopy()  # the columnar copy, built as the records are appended
         try:
-            directory = run_suite(suite, workers=params["workers"], out=out, resume=params["resume"],
+            # --out as given: run_suite refuses a first part "~" as Python's out= would, and a Path drops the "./" of
+            # "./~/r1" (a folder named '~', which the command line's parser let through on purpose)
+            given = params["out"] if params["out"] is not None else out
+            directory = run_suite(suite, workers=params["workers"], out=given, resume=params["resume"],
                                   progress=progress, cache=params["cache"], isolation=params["isolation"],
                                   fsync=params["fsync"], run_id=run_id, epochs=params["epochs"], sink=copy)
         except BaseException:

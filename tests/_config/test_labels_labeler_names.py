@@ -70,6 +70,19 @@ def test_a_label_id_that_reads_as_a_copy_is_named(tmp_path: Path, written: str, 
     assert f"it reads as {known!r}, a derived case of this suite" in message and "\n" not in message
 
 
+@pytest.mark.parametrize(("written", "known"), [("C1~t", "c1~t"), ("c1~T", "c1~t"), ("c1~t ", "c1~t")])
+def test_a_label_id_that_reads_as_a_copy_is_told_only_that(tmp_path: Path, written: str, known: str) -> None:
+    """One piece of advice: the copy it reads as. The guess at what else it names ("the suite has no case 'C1' …
+    take its line out", "it names case 'c1' under transform 'T'") told the labeler to drop a judgement of a copy the
+    suite holds, beside the clause saying to copy its id."""
+    with pytest.raises(LabelFileError) as info:
+        load_labels(_file(tmp_path, [{"case_id": written, "valid": True}]), KNOWN, "t")
+    assert str(info.value) == (f"{tmp_path / 't.jsonl'}: line 1: case id {written!r} is not a derived case of "
+                               f"transform 't' of this suite; it reads as {known!r}, a derived case of this suite, but "
+                               "differs from it only in case, width, blank space, invisible characters or how an "
+                               "accent is encoded: copy the id as run.cases shows it")
+
+
 def test_an_id_like_no_copy_gets_no_hint(tmp_path: Path) -> None:
     with pytest.raises(LabelFileError) as info:
         load_labels(_file(tmp_path, [{"case_id": "c9~t", "valid": True}]), KNOWN, "t")

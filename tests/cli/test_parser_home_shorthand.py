@@ -4,6 +4,7 @@ named ``~`` in the current folder and wrote the run there."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -65,3 +66,45 @@ def test_a_folder_named_tilde_is_named_as_given_in_the_latest_run_and_in_what_to
     assert capsys.readouterr().err.startswith("oloproof: gating the latest run of the suite: ./~/suite/runs/r2\n")
     assert main(["gate", "./~/suite/runs"]) == 2
     assert capsys.readouterr().err.endswith("give one of them, the latest is './~/suite/runs/r2'\n")
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_contract_path_left_unexpanded_says_so(json_flag: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``oloproof receipt`` reads its contract argument itself (a hook reading --json gets a contract error, exit 2):
+    a ``~/…`` contract no shell expanded (quoted in a hook's command, or run without a shell) was "file not found"
+    alone, of the file the user sees in the home folder."""
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    (home / "contracts").mkdir(parents=True)
+    (home / "contracts" / "c.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    assert main(["receipt", "~/contracts/c.json", *json_flag]) == 2
+    out, err = capsys.readouterr()
+    said = ("~/contracts/c.json: cannot read contract file: file not found; '~/contracts/c.json' starts with '~', "
+            "which only a shell expands to the home folder (here it names a folder '~'); write the path in full: "
+            f"{str(home / 'contracts' / 'c.json')!r}")
+    assert err == f"oloproof: error: contract error: {said}\n"
+    assert out == (json.dumps({"error": "contract error", "message": said}) + "\n" if json_flag else "")
+    assert os.listdir(tmp_path) == ["home"]
+
+
+def test_a_contract_in_a_folder_named_tilde_is_read_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["receipt", "./~/c.json"]) == 2  # nothing there
+    err = capsys.readouterr().err
+    assert err == "oloproof: error: contract error: ~/c.json: cannot read contract file: file not found\n"
+
+
+def test_a_run_into_a_folder_named_tilde_is_made_as_written(make_suite: Callable[..., Path], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out ./~/runs/r1`` reaches the run as given: the library refuses an ``out=`` starting with ``~`` as well,
+    and the path, read as a Path on the way, lost its ``./``."""
+    root = make_suite([{"id": "w00", "input": {"answer": "done", "writes": []}, "initial_state": {"acct": {"a": 0}},
+                        "expected": {"answer": "done"}}])
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["run", str(root), "--out", "./~/runs/r1", "--quiet"]) in (0, 1)  # run and gated (an error: 2)
+    assert (work / "~" / "runs" / "r1" / "manifest.json").is_file()
