@@ -182,21 +182,31 @@ def fewer_epochs(run: Run) -> str:
     ``state_matches`` 40 of 40 with ``--epochs 1`` (gate PASS, exit 0, not a word) where the suite's own 3 epochs give
     40 of 120 (FAIL). Its tables stay, as an unfinished run's do. Each run of a pool
     (:func:`op.load_runs <oloproof_nb.load_runs>`) must hold its suite's epochs: three 1-epoch runs are three first
-    tries, each by a fresh system, and the same desk passed them 120 of 120. An Inspect AI log has no oloproof.yaml:
-    its epochs are the log's.
+    tries, each by a fresh system, and the same desk passed them 120 of 120. The suite's epochs of a pool are the
+    most any of its runs was made with: three runs made while oloproof.yaml asked for ``epochs: 1`` pooled with one
+    made after it was raised to 3 read 160 of 240 first and later tries (PASS at 0.6, not a word, in the order that
+    put the 3-epoch run first) where that run alone gives 40 of 120. An Inspect AI log has no oloproof.yaml: its
+    epochs are the log's.
     """
     if is_inspect_run(run):
         return ""
     members = run.runs
-    short = next((member for member in members if member.manifest.epochs < member.config.epochs), None)
+    asking = max(members, key=lambda member: member.config.epochs)  # the first of the most, in the pool's order
+    asked = asking.config.epochs
+    short = next((member for member in members if member.manifest.epochs < asked), None)
     if short is None:
         return ""
-    held, asked = short.manifest.epochs, short.config.epochs
+    held = short.manifest.epochs
     tries = "once" if held == 1 else f"{held} times"
     which = "the run" if len(members) == 1 else f"run {short.run_id} of the {len(members)} pooled"
-    return (f"{FEWER_EPOCHS}: {which} tried each case {tries} (epochs given to op.run(epochs=) or oloproof run "
-            f"--epochs), where the suite's oloproof.yaml asks for epochs: {asked}; a case that fails only on a later "
-            "try is not seen, so it has no release decision: run the suite with its own epochs")
+    if short.config.epochs < asked:  # it ran as its own oloproof.yaml asked: the suite's epochs were raised since
+        how = (f"as the oloproof.yaml it was made with asked, where run {asking.run_id}'s asks for epochs: {asked} "
+               "(the suite's epochs changed between the runs)")
+    else:
+        how = (f"(epochs given to op.run(epochs=) or oloproof run --epochs), where the suite's oloproof.yaml asks for "
+               f"epochs: {asked}")
+    return (f"{FEWER_EPOCHS}: {which} tried each case {tries} {how}; a case that fails only on a later try is not "
+            "seen, so it has no release decision: run the suite with its own epochs")
 
 
 def _other_cases(run: Run) -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 from _epoch_systems import library_suite
+from scipy import stats
 
 import oloproof_nb as op
 
@@ -92,3 +94,33 @@ def test_the_command_exits_1_and_says_why(suite: Path, tmp_path: Path) -> None:
                            text=True, timeout=300)
     assert again.returncode == 1, again.stdout + again.stderr
     assert "fewer_epochs" in again.stdout.strip().splitlines()[-1]
+
+
+
+def test_pooled_runs_need_the_most_epochs_any_of_them_was_made_with(tmp_path: Path) -> None:
+    """Three runs made while oloproof.yaml asked for ``epochs: 1`` (each holds its suite's epochs then), pooled with
+    one made after the suite was raised to ``epochs: 3``: the pool holds three first tries of every case beside the
+    new run's three tries, 160 of 240 (4 of 6 in every cluster, by hand), and the gate PASSed it at 0.5 in either
+    order, without a word in the order that put the 3-epoch run first, where that run alone FAILs (40 of 120). Each
+    run must hold the most epochs any run of the pool was made with."""
+    root = _suite(tmp_path / "library", epochs=1)
+    ones = [op.run(op.load_suite(root), out=tmp_path / f"r{i}", progress=False) for i in range(3)]
+    config = root / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("epochs: 1", "epochs: 3"), encoding="utf-8")
+    three = op.run(op.load_suite(root), out=tmp_path / "t", progress=False)
+    alone = op.gate(three, criteria={"state_matches": 0.5})
+    assert _rows(alone, "state_matches") == (3 * CASES, CASES)
+    assert alone.table.set_index("criterion").loc["state_matches", "verdict"] == "FAIL"
+    # every cluster passes the same share, 4 of 6: Clopper–Pearson on n_min = 240²/(40·6²) = 40 rows
+    low = float(stats.beta.ppf(0.025, 40 * 4 / 6, 40 - 40 * 4 / 6 + 1))
+    for runs in ([three, *ones], [*ones, three]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the drift of oloproof.yaml, said only where a 1-epoch run is first
+            g = op.gate(op.load_runs([r.directory for r in runs]), criteria={"state_matches": 0.5})
+        row = g.table.set_index("criterion").loc["state_matches"]
+        assert _rows(g, "state_matches") == (6 * CASES, 4 * CASES)
+        assert row["verdict"] == "PASS" and row["ci_low"] == pytest.approx(low, abs=1e-9)  # the rows' own verdict
+        assert g.verdict == "BLOCK"
+        assert g.reason.startswith(f"fewer_epochs: run {ones[0].run_id} of the 4 pooled tried each case once as the "
+                                   f"oloproof.yaml it was made with asked, where run {three.run_id}'s asks for "
+                                   "epochs: 3 (the suite's epochs changed between the runs); ")
