@@ -38,3 +38,16 @@ def test_the_largest_floats_and_the_infinity_tokens_are_taken(tmp_path: Path) ->
     assert state["c"] == 0.0  # below the smallest float: rounded to 0, as any decimal to its nearest float
     assert state["d"] == math.inf and state["e"] == -math.inf
     assert state["f"] == int("9" * 400)  # a whole number is read exactly, however long (to Python's digit limit)
+
+
+def test_a_long_number_past_a_float_is_quoted_cut_to_forty_characters(tmp_path: Path) -> None:
+    """A number written with 400 digits before its point quotes its first 39 characters and ``…``: the error stays
+    one short line."""
+    number = "1" + "0" * 400 + ".5"
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "c1", "input": {}, "initial_state": {"amount": ' + number + "}}\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(path)
+    assert str(caught.value) == (f"{path}: line 1: the number 1{'0' * 38}… is too large for a float (it would be "
+                                 "read as infinity); write a number within ±1.7976931348623157e308, or Infinity "
+                                 "(-Infinity) where infinity is meant")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 import os
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -654,3 +655,40 @@ def test_named_alike_names_a_file_that_differs_only_in_case(tmp_path: Path) -> N
 
 def test_named_alike_of_a_path_holding_a_nul_is_none() -> None:
     assert files.named_alike("suite\0/oloproof.yaml") is None  # os.scandir raises ValueError
+
+
+def test_named_alike_takes_a_name_at_or_above_the_cutoff(tmp_path: Path) -> None:
+    """The cutoff is 0.8 of difflib's ratio: ``cases_v2.jsonl`` (2*11/25 = 0.88) is named for ``cases.jsonl``, and so
+    is ``cases.json.bak`` (2*10/25 = 0.8, the cutoff itself); ``cases.csv`` (2*7/20 = 0.7) is not."""
+    (tmp_path / "cases.csv").write_text("", encoding="utf-8")
+    assert files.named_alike(tmp_path / "cases.jsonl") is None
+    (tmp_path / "cases.json.bak").write_text("", encoding="utf-8")
+    assert files.named_alike(tmp_path / "cases.jsonl") == "cases.json.bak"
+    (tmp_path / "cases.json.bak").unlink()
+    (tmp_path / "cases_v2.jsonl").write_text("", encoding="utf-8")
+    assert files.named_alike(tmp_path / "cases.jsonl") == "cases_v2.jsonl"
+
+
+def test_named_alike_reads_at_most_a_thousand_entries_of_the_folder(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder is read in name order here (``os.scandir``'s own order is the file system's), the file meant last:
+    found among 1,000 entries, not after 1,000 others."""
+    real_scandir = os.scandir
+
+    class InNameOrder:
+        def __init__(self, path: Path) -> None:
+            self._entries = real_scandir(path)
+
+        def __enter__(self) -> Iterator[os.DirEntry[str]]:
+            return iter(sorted(self._entries, key=lambda entry: entry.name))
+
+        def __exit__(self, *exc: object) -> None:
+            self._entries.close()
+
+    monkeypatch.setattr(files.os, "scandir", InNameOrder)
+    for i in range(999):
+        (tmp_path / f"note_{i:04}.txt").write_bytes(b"")
+    (tmp_path / "oloproof.yml").write_bytes(b"")
+    assert files.named_alike(tmp_path / "oloproof.yaml") == "oloproof.yml"
+    (tmp_path / "note_0999.txt").write_bytes(b"")
+    assert files.named_alike(tmp_path / "oloproof.yaml") is None

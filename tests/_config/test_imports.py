@@ -166,3 +166,13 @@ def test_file_digest_refuses_what_is_no_regular_file_without_waiting(tmp_path: P
     assert bounded(digest, 30, unblock=[special]) == "refused"
     with pytest.raises(FileNotFoundError):
         file_digest(tmp_path / "nothing")
+
+
+def test_a_module_named_py_in_a_package_is_imported_as_named(tmp_path: Path) -> None:
+    """``desk.py:Desk`` where the folder holds a package ``desk`` with a module ``py.py`` (and no ``desk.py``) names
+    that module: only a spec whose stem is a file of the folder is the module written by its file's name."""
+    (tmp_path / "desk").mkdir()
+    (tmp_path / "desk" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "desk" / "py.py").write_text("class Desk:\n    pass\n", encoding="utf-8")
+    cls = import_system(tmp_path, "desk.py:Desk")
+    assert (cls.__name__, cls.__module__.rsplit(".", 1)[-1]) == ("Desk", "py")

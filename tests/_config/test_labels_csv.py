@@ -11,7 +11,8 @@ from oloproof_nb._config.labels import load_labels
 from oloproof_nb.errors import LabelFileError
 
 
-@pytest.mark.parametrize("header", ["case_id,valid", '"case_id","valid","labeler"', "case_id\tvalid", "case_id;valid"])
+@pytest.mark.parametrize("header", ["case_id,valid", '"case_id","valid","labeler"', "case_id\tvalid", "case_id;valid",
+                                    "valid, case_id", 'labeler; "case_id"; valid'])
 def test_a_csv_label_file_is_told_label_files_are_json_lines(tmp_path: Path, header: str) -> None:
     path = tmp_path / "labels.jsonl"
     path.write_text(f"{header}\nc0~t,true\n", encoding="utf-8")

@@ -42,3 +42,28 @@ def test_gate_with_a_mistyped_release_exits_2_naming_the_file(make_suite: Callab
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"oloproof: error: {root / 'releas.yaml'}: file not found; the folder holds "
                               "'release.yaml': give that file\n")
+
+
+def test_a_release_file_that_is_there_is_read_beside_one_spelled_like_it(tmp_path: Path) -> None:
+    """Only a path to nothing is answered with a file spelled like it: ``release.yaml`` kept beside an older
+    ``release.yml`` is read, not refused as "file not found"."""
+    (tmp_path / "release.yaml").write_text("criteria:\n  answer_matches: 0.8\n", encoding="utf-8")
+    (tmp_path / "release.yml").write_text("criteria:\n  answer_matches: 0.5\n", encoding="utf-8")
+    assert load_release(tmp_path / "release.yaml").criteria == {"answer_matches": 0.8}
+
+
+def test_a_dangling_link_is_named_as_one_beside_a_file_spelled_like_it(tmp_path: Path) -> None:
+    """A link to nothing is a file the user made: it is named as such, not "file not found" beside ``release.yml``."""
+    (tmp_path / "release.yml").write_text("criteria:\n  answer_matches: 0.5\n", encoding="utf-8")
+    (tmp_path / "release.yaml").symlink_to("gone.yaml")
+    with pytest.raises(ConfigError) as caught:
+        load_release(tmp_path / "release.yaml")
+    assert caught.value.message == ("is a dangling symbolic link (it points to 'gone.yaml', which does not exist); "
+                                    "point it at the file, or remove it")
+
+
+def test_a_path_holding_a_nul_is_refused_for_it_beside_a_file_spelled_like_it(tmp_path: Path) -> None:
+    (tmp_path / "release.yaml").write_text("criteria:\n  answer_matches: 0.5\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_release(tmp_path / "release\0.yaml")
+    assert caught.value.message == "cannot read: embedded null byte"

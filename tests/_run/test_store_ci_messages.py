@@ -77,7 +77,7 @@ def test_a_run_folder_that_may_not_be_made_says_to_choose_an_out_that_can_be_wri
                                  "out= in a folder you can write (outside a read-only checkout)")
 
 
-@pytest.mark.parametrize("code", [errno.EACCES, errno.EROFS])
+@pytest.mark.parametrize("code", [errno.EACCES, errno.EPERM, errno.EROFS])
 def test_a_run_folder_whose_lock_may_not_be_opened_says_this_user_may_not_write_it(
         make_suite: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
     """An empty folder this user may not write (``mkdir ro; chmod a-w ro; --out ro``): the folder exists, so nothing
