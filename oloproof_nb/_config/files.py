@@ -19,6 +19,7 @@ import numbers
 import operator
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from functools import cache
@@ -445,9 +446,12 @@ def config_error(file: str | Path, exc: ValidationError, model: type[BaseModel] 
     """The first problem of a validation error as a :class:`ConfigError` naming the file and the key.
 
     An unknown key lists the keys ``model`` allows at that place, and a value that should be a mapping of keys
-    (``bootstrap: 5``) the keys it may hold.
+    (``bootstrap: 5``) the keys it may hold. A boolean where text goes (``criterion: no``, ``fault: on``) says that
+    YAML 1.1 read it so: ``Input should be a valid string (got false)`` named a value the file does not hold.
     """
     key, message, err = validation_problem(exc, prefix)
+    if is_bool(err.get("input")) and err["type"] in ("string_type", "literal_error"):
+        message += "; YAML 1.1 reads yes, no, on and off as true or false: quote the word for text"
     if err["type"] == "extra_forbidden":
         allowed = _allowed_keys(model, tuple(err["loc"]))
         message += f"; allowed: {', '.join(allowed)}" if allowed else ""
@@ -485,7 +489,8 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
 
     class UniqueKeyLoader(yaml.SafeLoader):
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-            self._keys_of(node)
+            if isinstance(node, yaml.MappingNode):  # !!map [a], !!set [a]: PyYAML's own refusal, not a TypeError
+                self._keys_of(node)
             return super().construct_mapping(node, deep=deep)
 
         def _keys_of(self, node: yaml.MappingNode) -> dict[Any, yaml.Node]:
@@ -549,17 +554,44 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
             return seen
 
         def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+            _refuse_empty_number(node, "!!int")
             value: int = super().construct_yaml_int(node)
             _refuse_yaml11_number(str(node.value), value, node.start_mark.line + 1)
+            _refuse_long_int(str(node.value), value, node.start_mark.line + 1)
             return value
 
         def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
-            value: float = super().construct_yaml_float(node)
+            _refuse_empty_number(node, "!!float")
+            try:
+                value: float = super().construct_yaml_float(node)
+            except OverflowError:  # a base-60 number of more places than a float holds: 1:59:59:…
+                raise YamlNumberProblem(f"{clip(str(node.value), 40)} is a base-60 number too large for a float to "
+                                        "YAML 1.1 (and text to YAML 1.2); write the number itself, or quote it for "
+                                        "text", node.start_mark.line + 1) from None
             _refuse_yaml11_number(str(node.value), value, node.start_mark.line + 1)
             return value
 
+        def construct_yaml_bool(self, node: yaml.ScalarNode) -> bool:
+            text = self.construct_scalar(node)
+            if text.lower() not in self.bool_values:  # PyYAML raised a KeyError
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{quote(text)} is tagged !!bool but is none of true, false, yes, no, on, off",
+                    node.start_mark)
+            value: bool = super().construct_yaml_bool(node)
+            return value
+
+        def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+            text = self.construct_scalar(node)
+            if self.timestamp_regexp.match(text) is None:  # PyYAML raised an AttributeError
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{quote(text)} is tagged !!timestamp but is no date (2026-06-01) or time",
+                    node.start_mark)
+            return super().construct_yaml_timestamp(node)
+
     UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", UniqueKeyLoader.construct_yaml_int)
     UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", UniqueKeyLoader.construct_yaml_float)
+    UniqueKeyLoader.add_constructor("tag:yaml.org,2002:bool", UniqueKeyLoader.construct_yaml_bool)
+    UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", UniqueKeyLoader.construct_yaml_timestamp)
     return UniqueKeyLoader
 
 
@@ -595,6 +627,8 @@ def _refuse_key_not_text(node: yaml.ScalarNode, key: Any) -> None:
         read = f"{str(key).lower()} to YAML 1.1 (it reads yes, no, on and off as true or false)"
     elif key is None:
         read = "null to YAML"
+    elif isinstance(key, bytes):  # !!binary: not "a time", as every other kind of key was said to be
+        read = "binary data (!!binary) to YAML"
     elif isinstance(key, (int, float)):
         read = "a number to YAML"
     else:  # a date or a timestamp
@@ -602,6 +636,38 @@ def _refuse_key_not_text(node: yaml.ScalarNode, key: Any) -> None:
     shown = written if written else "(empty)"
     raise YamlNumberProblem(f"the key {shown} is {read}, and a key here is a name; write it quoted: {quote(written)}",
                             node.start_mark.line + 1)
+
+
+def _refuse_empty_number(node: yaml.ScalarNode, tag: str) -> None:
+    """Raise a ``ConstructorError`` for an empty text tagged as a number (``!!int ''``), where PyYAML raised an
+    IndexError."""
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode) and not str(node.value).replace("_", "").lstrip("+-"):
+        raise yaml.constructor.ConstructorError(None, None, f"{quote(str(node.value))} is tagged {tag} but holds no "
+                                                "digits", node.start_mark)
+
+
+def _refuse_long_int(text: str, value: int, line: int) -> None:
+    """Raise :class:`YamlNumberProblem` for a whole number of more digits than Python writes (4,300 by default):
+    ``0x`` and ``0b`` numbers are read at any length, and such a ``min_clusters`` or ``seed`` stopped a run that had
+    started with a ValueError naming no file, where the same number written in decimal is refused.
+
+    Examples
+    --------
+    >>> _refuse_long_int("0x10", 16, 1)
+    >>> _refuse_long_int("0x" + "f" * 4000, int("f" * 4000, 16), 2)
+    Traceback (most recent call last):
+    ...
+    oloproof_nb._config.files.YamlNumberProblem: 0x... is a number of more than 4,300 digits; write a smaller number
+    """
+    limit: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if limit and value.bit_length() > limit * 3:  # cheap: 3 bits are fewer than one decimal digit
+        try:
+            str(value)
+        except ValueError:
+            raise YamlNumberProblem(f"{clip(text, 40)} is a number of more than {limit:,} digits; write a smaller "
+                                    "number", line) from None
 
 
 def _refuse_yaml11_number(text: str, value: float, line: int) -> None:
@@ -816,8 +882,7 @@ def a_number(what: str, allowed: str = "") -> BeforeValidator:
             raise ValueError(f"must be {what}, not {str(value).lower()} (YAML reads yes, no, on and off as true or "
                              "false)")
         if isinstance(value, (str, bytes, bytearray)):
-            raise ValueError(f"must be {what}, not the text {quote(value)}"
-                             f"{text_number(value) or ' (write the number without quotes)'}")
+            raise ValueError(f"must be {what}, not the text {quote(value)}{text_number(value) or _unquote_hint(value)}")
         value = plain_number(value)
         if isinstance(value, float) and math.isnan(value):  # pydantic said "Input should be less than 1 (got nan)"
             raise ValueError(f"must be {what}, not NaN (.nan), which is no number{'; ' + allowed if allowed else ''}")
@@ -853,17 +918,42 @@ def plain_number(value: Any) -> Any:
     return value
 
 
+def _unquote_hint(value: str | bytes | bytearray) -> str:
+    """`` (write the number without quotes)`` for text that is a number quoted (``"0.95"``), or ``""``: ``0o17``,
+    ``85%`` or ``30s`` were written without quotes, and were told to drop quotes they do not have.
+
+    Examples
+    --------
+    >>> _unquote_hint("0.95"), _unquote_hint(b"0.95"), _unquote_hint("85%"), _unquote_hint("inf")
+    (' (write the number without quotes)', ' (write the number without quotes)', '', '')
+    """
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    return " (write the number without quotes)" if math.isfinite(number) else ""
+
+
 def text_number(value: Any) -> str:
     """Why a number reached a setting as text, or ``""``: YAML 1.1 reads a number with an exponent as a string
-    unless it has a dot and a signed exponent (``9e-1`` and ``0.9e0`` are text, ``9.0e-1`` a number).
+    unless it has a dot and a signed exponent (``9e-1`` and ``0.9e0`` are text, ``9.0e-1`` a number), and YAML 1.2's
+    octal ``0o17`` as text too (its octal is ``017``, which these files refuse for the 17 a reader sees).
 
     Examples
     --------
     >>> text_number("9e-1")
     ' (YAML 1.1 reads a number with an exponent as text unless it has a dot and a signed exponent; write 0.9)'
-    >>> text_number("0.9"), text_number("1e999"), text_number(0.9)
-    ('', '', '')
+    >>> text_number("0o17")
+    ' (YAML 1.1 reads 0o17 as text, not as the octal number 15; write 15)'
+    >>> text_number("0.9"), text_number("1e999"), text_number(0.9), text_number("0o9")
+    ('', '', '', '')
     """
+    if isinstance(value, str) and value.lstrip("+-")[:2].lower() == "0o":
+        try:
+            octal = int(value, 8)
+        except ValueError:
+            return ""
+        return f" (YAML 1.1 reads {value} as text, not as the octal number {octal}; write {octal})"
     if isinstance(value, str) and "e" in value.lower():
         try:
             number = float(value)
