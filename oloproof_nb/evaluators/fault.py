@@ -40,6 +40,9 @@ CONTROL_DIVERGED = "control_replay_diverged"
 REPLAY_RAISED = "replay_raised"
 FAULT_NOT_APPLIED = "fault_not_applied"
 RECOVERY_UNOBSERVED = "recovery_unobserved"
+#: How the reason of a replay refused on a stuck instance starts (an earlier call of the case timed out and may still
+#: be running there: ``_run/context``), as opposed to one that timed out itself.
+_NOT_RUN = "timeout: not run: "
 
 
 def replay_judges(evaluators: Sequence[Evaluator]) -> tuple[list[AnswerMatches], list[StateMatches],
@@ -364,16 +367,18 @@ class FaultRecovery(Evaluator):
         if recorded.input is None:
             recorded = recorded.model_copy(update={"input": ctx.case.input})
         rows: list[ReplayRow] = []
-        raised: int | None = None  # the checkpoint whose replay raised: the case's later replays are not run
+        raised: str | None = None  # why the case's later replays are not run (a replay of it raised)
         try:
             for at in checkpoints:
                 if raised is not None:
-                    rows.append(self._row(ctx.case.id, at, "missing", f"{REPLAY_RAISED}: not run: the replay at "
-                                                                       f"step {raised} raised"))
+                    rows.append(self._row(ctx.case.id, at, "missing", raised))
                     continue
                 rows.append(self._replay_at(ctx, ctx.run, recorded, at))
-                if rows[-1]["reason"].startswith(f"{REPLAY_RAISED}:"):
-                    raised = at
+                reason = rows[-1]["reason"]
+                if reason.startswith(f"{REPLAY_RAISED}: not run:"):  # not run either (no fresh instance): that reason
+                    raised = reason
+                elif reason.startswith(f"{REPLAY_RAISED}:"):
+                    raised = f"{REPLAY_RAISED}: not run: the replay at step {at} raised"
         except BaseException:  # a replay timed out (or oloproof's own error): interrupted() reports the rest
             if self.calls == "every":
                 ctx.finished[self.name] = rows
@@ -434,14 +439,20 @@ class FaultRecovery(Evaluator):
     def interrupted(self, ctx: CaseContext, reason: str, *, timed_out: bool) -> Evaluation:
         """A replay timed out or raised past the system's own code: ``missing``, with its row in ``run.replays``
         (the verdict had no row there). With ``calls: every`` the calls replayed before keep their rows, the
-        interrupted call's row says ``reason``, and the later calls, not run on this instance, are ``missing``."""
+        interrupted call's row says ``reason``, and the later calls, not run on this instance, are ``missing`` (saying
+        ``reason`` too when it is a refusal: another check's call of the case timed out, none of this check's did)."""
         checkpoints = [] if ctx.trajectory is None else self.checkpoints(ctx.trajectory)
         if not checkpoints:
             return self.missing(reason)
         done = ctx.finished.pop(self.name, []) if self.calls == "every" else []
         at = checkpoints[len(done)] if len(done) < len(checkpoints) else checkpoints[-1]
-        why = (f"timeout: not run: the replay at step {at} exceeded case_timeout_s and may still be running on "
-               "this system instance" if timed_out else f"not run: the replay at step {at} raised")
+        if timed_out and reason.startswith(_NOT_RUN):  # refused: another call of the case is still running, not
+            why = reason                               # this replay (its later calls were not run for that reason)
+        elif timed_out:
+            why = (f"timeout: not run: the replay at step {at} exceeded case_timeout_s and may still be running on "
+                   "this system instance")
+        else:
+            why = f"not run: the replay at step {at} raised"
         rest = [self._row(ctx.case.id, later, "missing", why) for later in checkpoints[len(done) + 1:]]
         return self._judged([*done, self._row(ctx.case.id, at, "missing", reason), *rest][:len(checkpoints)])
 

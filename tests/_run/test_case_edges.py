@@ -237,3 +237,48 @@ def test_a_replay_that_timed_out_leaves_later_replays_of_the_case_missing_not_ru
                                                        "instance")]
     assert [row["criterion"] for row in outcome.record["replays"]] == [c.name for c in checks]  # a row each
     assert outcome.needs_fresh_system and outcome.abandoned_call
+
+
+class _RefundsTwiceHangsOnError(_ReplayHangsOnError):
+    """:class:`_ReplayHangsOnError` whose agent calls ``refund`` twice (two orders), so ``calls: every`` replays each
+    call; the replay that faults the second call with ``error`` blocks."""
+
+    def run(self, input: dict[str, Any]) -> dict[str, Any]:
+        self.world["refunded"] = True
+        return {"steps": [{"kind": "tool_call", "tool": "refund", "args": {"order": order}, "result": {"ok": True}}
+                          for order in ("o1", "o2")], "answer": "refunded"}
+
+    def replay(self, trajectory: Any, *, checkpoint: int, change: Any) -> Any:
+        self.replays.append("control" if change is None else f"{change.result['error']} at {checkpoint}")
+        if change is not None and change.result["error"] == "error" and checkpoint == 1:
+            self.release.wait(30)
+        self.world["refunded"] = True
+        if change is None:
+            return trajectory
+        steps = list(trajectory.steps)
+        steps[checkpoint] = steps[checkpoint].model_copy(update={"result": change.result})
+        return trajectory.model_copy(update={"steps": steps})
+
+
+def test_calls_not_run_after_another_checks_timeout_say_why_not_that_their_own_replay_timed_out() -> None:
+    """calls: every, two faults: the error fault's replay of the second refund timed out. The timeout fault's replays
+    were never run on the stuck instance: each of its rows says so, none that a replay of its own exceeded
+    case_timeout_s (its later calls said ``the replay at step 0 exceeded case_timeout_s``, a replay never run)."""
+    checks = [EVALUATORS["fault_recovery"].model_validate({"type": "fault_recovery", "tool": "refund", "fault": f,
+                                                           "calls": "every"}) for f in ("error", "timeout")]
+    case = case_from_mapping({"id": "c0", "input": {"n": 0}, "initial_state": {"refunded": False},
+                              "expected": {"answer": "refunded"}})
+    system = _RefundsTwiceHangsOnError()
+    try:
+        outcome = execute_case(case, 0, system, _settings(checks, timeout_s=0.2))
+        asked = list(system.replays)
+    finally:
+        system.release.set()
+    assert asked == ["control", "error at 0", "control", "error at 1"]  # nothing of the timeout fault was run
+    refused = ("timeout: not run: an earlier call of this case exceeded case_timeout_s=0.2 and may still be running "
+               "on this system instance")
+    rows = [(r["criterion"], r["checkpoint"], r["verdict"], r["reason"]) for r in outcome.record["replays"]]
+    assert rows[:2] == [("recovers_from_error_at_refund", 0, "pass", "recovered"),
+                        ("recovers_from_error_at_refund", 1, "missing", "timeout: exceeded case_timeout_s=0.2")]
+    assert rows[2:] == [("recovers_from_timeout_at_refund", 0, "missing", refused),
+                        ("recovers_from_timeout_at_refund", 1, "missing", refused)]

@@ -286,3 +286,62 @@ def test_a_call_abandoned_on_the_fresh_instance_is_noted_on_that_instance(tmp_pa
         assert Held().add(built[0]) is built[0]
     finally:
         module.GO_ON.set()
+
+
+
+PAYS_TWICE = '''
+import oloproof_nb as op
+
+BUILT = []
+
+
+class PaysTwice(op.RecordedAgent):
+    """Pays two orders and reads each payment's id, so a replay that faults either call raises (KeyError); its
+    first instance is the only one that can be built."""
+
+    version = "pays-twice-1"
+
+    def __init__(self):
+        if BUILT:
+            raise RuntimeError("one desk only")
+        BUILT.append(self)
+
+    def reset(self, state):
+        self.state = state
+
+    def snapshot(self):
+        return self.state
+
+    def pay(self, order):
+        self.state["paid"][order] = True
+        return {"ok": True, "paid_id": order}
+
+    def act(self, input, rec):
+        for order in ("o1", "o2"):
+            rec.tool("pay", self.pay, order=order)["paid_id"]
+        return "paid"
+'''
+
+
+def test_calls_never_run_for_want_of_a_fresh_instance_say_so_not_that_a_replay_raised(tmp_path: Path) -> None:
+    """calls: every, two faults; the error fault's replay raised, and no fresh instance could be built for the
+    timeout fault's: both of its calls were not run for that reason, and both rows say it (its second said
+    ``not run: the replay at step 0 raised``, of a replay never run)."""
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "pays_twice.py").write_text(PAYS_TWICE, encoding="utf-8")
+    case = {"id": "c0", "input": {}, "initial_state": {"paid": {}}, "expected": {"answer": "paid"}}
+    (root / "cases.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
+    (root / "oloproof.yaml").write_text(
+        "name: twice\nsystem: pays_twice:PaysTwice\nevaluators:\n"
+        + "".join(f"  - {{type: fault_recovery, tool: pay, fault: {fault}, calls: every}}\n"
+                  for fault in ("error", "timeout")), encoding="utf-8")
+
+    run = op.run(root, out=tmp_path / "run", progress=False, cache=False)
+    rows = run.replays.set_index(["criterion", "checkpoint"])["reason"]
+    assert rows[("recovers_from_error_at_pay", 0)].startswith("replay_raised: KeyError: 'paid_id'")
+    assert rows[("recovers_from_error_at_pay", 1)] == "replay_raised: not run: the replay at step 0 raised"
+    unbuilt = "replay_raised: not run: a replay of this case raised and no fresh system instance could be built"
+    assert rows[("recovers_from_timeout_at_pay", 0)].startswith(unbuilt)
+    assert "one desk only" in rows[("recovers_from_timeout_at_pay", 0)]
+    assert rows[("recovers_from_timeout_at_pay", 1)] == rows[("recovers_from_timeout_at_pay", 0)]
