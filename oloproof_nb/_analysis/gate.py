@@ -330,7 +330,7 @@ class Gate:
         the run's own, stored with it when it started; when none is weaker than those, the settings used (given,
         or the run's own) with the suite folder's release.yaml as it is now (a run made while the file was
         loosened, then gated after it was put back: see :func:`release_drift`). Empty when none is weaker, or with
-        nothing to compare with (an Inspect AI log, a run that stored no settings).
+        nothing to compare with (an Inspect AI log, a run that stored no settings gated by no criterion).
     weaker_than : str
         What :attr:`relaxed` is weaker than: ``the run's own release settings`` (:data:`RUN_OWN`), or
         ``<suite>/release.yaml as it is now``; empty when :attr:`relaxed` is.

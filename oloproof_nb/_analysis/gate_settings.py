@@ -72,11 +72,15 @@ def weaker_settings(run: Run, cfg: ReleaseConfig, rows: list[dict[str, Any]],
     when none is, those weaker than the suite folder's release.yaml as it is now (``now``, as :func:`release_now`
     read it): the run's own, used when none are given, and settings given alike. Given settings equal to a run's
     own that were loosened while it ran (the file put back since) said nothing, where the run's own, used
-    without them, were called weaker than the file. A run that stored no settings is compared with
-    nothing: it was gated with the defaults, which gate no criterion (``no_criteria``), not with settings of its
-    own that a file could be weaker or stronger than."""
+    without them, were called weaker than the file. A run that stored no settings, gated with the defaults it
+    was made with, is compared with nothing: they gate no criterion (``no_criteria``), not settings of its own that
+    a file could be weaker or stronger than. Gated with settings given that gate a criterion, it is compared with
+    the file as the rest are: a run made with release.yaml moved aside and gated with ``--release weak.yaml``
+    after the file was put back said ``gate: PASS — exit 0`` without a word, where a run made with the file
+    emptied (``criteria: {}``) was told its settings were weaker than the file."""
+    compared = now if run.release is not None or cfg.criteria else None
     return relaxed_or_now(relaxed_gate_settings(run.release, cfg, rows), RUN_OWN,
-                          None if run.release is None else now, lambda file: relaxed_gate_settings(file, cfg, rows))
+                          compared, lambda file: relaxed_gate_settings(file, cfg, rows))
 
 
 def relaxed_or_now(relaxed: list[str], than: str, now: tuple[Path, ReleaseConfig | None] | None,

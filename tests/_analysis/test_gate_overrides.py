@@ -305,6 +305,32 @@ def test_a_run_made_without_release_yaml_is_not_called_weaker_than_a_file_writte
     assert (g.relaxed, g.weaker_than) == ((), "")
 
 
+def test_a_run_made_without_release_yaml_gated_with_weaker_settings_given_is_told_so(tmp_path: Path) -> None:
+    """A run made with release.yaml moved aside, gated after the file was put back with settings given that are
+    weaker than it (`oloproof gate RUN --release weak.yaml`), said `gate: PASS — exit 0: all 3 gated criteria pass`
+    and nothing more, where a run made with the file emptied (`criteria: {}`) is told its settings are weaker than
+    the file as it is now. Settings given are weighed against the file whether or not the run stored any."""
+    import yaml
+
+    made = op.run(_suite(tmp_path, None), progress=False)
+    assert made.release is None
+    strict = {**RELEASE, "criteria": {"answer_matches": 0.9, "state_matches": 0.9, "other_kept": 0.9}}
+    (tmp_path / "release.yaml").write_text(yaml.safe_dump(strict))
+    weak = {**RELEASE, "criteria": {"answer_matches": 0.3, "state_matches": 0.3, "other_kept": 0.3}}
+    g = op.gate(made, release=weak)
+    # 8 of 10 answers: the exact 95% lower bound clears 0.3, not 0.9
+    assert g.table.set_index("criterion").loc["answer_matches", "ci_low"] == pytest.approx(beta.ppf(0.025, 8, 3))
+    assert g.verdict == "PASS"
+    assert g.relaxed == ("criteria.answer_matches 0.9 → 0.3", "criteria.other_kept 0.9 → 0.3",
+                         "criteria.state_matches 0.9 → 0.3")
+    assert g.weaker_than == f"{tmp_path / 'release.yaml'} as it is now"
+    # criteria= given alone (merged into the defaults the run was made with) is weighed the same way
+    with pytest.warns(UserWarning, match="differs from the release settings run"):  # merged into the run's (none)
+        merged = op.gate(made, criteria={"answer_matches": 0.3})
+    assert merged.relaxed == ("criteria.answer_matches 0.9 → 0.3", "criteria.other_kept 0.9 → not gated",
+                              "criteria.state_matches 0.9 → not gated")
+
+
 def test_a_criterion_the_run_does_not_judge_is_not_called_left_out(tmp_path: Path) -> None:
     """The suite's release.yaml now gating a criterion the run never judged (an evaluator added since)
     made `op.gate(run)` say the run's settings were weaker ('criteria.new_check 0.9 → not gated'), though no
