@@ -199,7 +199,7 @@ def fewer_epochs(run: Run) -> str:
     held = short.manifest.epochs
     tries = "once" if held == 1 else f"{held} times"
     which = "the run" if len(members) == 1 else f"run {short.run_id} of the {len(members)} pooled"
-    if short.config.epochs < asked:  # it ran as its own oloproof.yaml asked: the suite's epochs were raised since
+    if held == short.config.epochs:  # it ran as its own oloproof.yaml asked: the suite's epochs were raised since
         how = (f"as the oloproof.yaml it was made with asked, where run {asking.run_id}'s asks for epochs: {asked} "
                "(the suite's epochs changed between the runs)")
     else:

@@ -62,20 +62,28 @@ def _worded(text: str) -> PydanticCustomError:
 _FRACTION = re.compile(r"(?<=:\d\d)[.,](\d+)")
 #: A UTC offset after a time, written ``+0200`` (``date +%z``) or ``+02``.
 _SHORT_OFFSET = re.compile(r"(?:(?<=:\d\d)|(?<=\.\d{6}))([+-]\d\d)(\d\d)?$")
+#: A date and time written without their separators (``date -u +%Y%m%dT%H%M%SZ``, an ``X-Amz-Date``): Python 3.11
+#: reads ``20260725T140000Z``, 3.10 does not.
+_BASIC = re.compile(r"^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(?![\d:])")
 
 
 def _extended(text: str) -> str:
     """ISO-8601 text in the one form every supported Python's ``datetime.fromisoformat`` reads: ``Z`` as ``+00:00``,
     the fraction of a second as 6 digits after a point (cut, as Python 3.11 cuts a longer one), the offset with a
-    colon. Python 3.10 reads only that form: a start time written ``…:00.123456789Z``, ``…:00.12345Z`` or
-    ``…:00+0000``, which 3.11 reads, was a contract error there, one that blocked every stop of a hook.
+    colon, the date and time with their ``-`` and ``:``. Python 3.10 reads only that form: a start time written
+    ``…:00.123456789Z``, ``…:00.12345Z``, ``…:00+0000`` or ``20260725T140000Z``, which 3.11 reads, was a contract
+    error there, one that blocked every stop of a hook.
 
     Examples
     --------
     >>> _extended("2026-07-25T14:00:00.123456789Z"), _extended("2026-07-25T16:00:00,5+0200")
     ('2026-07-25T14:00:00.123456+00:00', '2026-07-25T16:00:00.500000+02:00')
+    >>> _extended("20260725T140000Z"), _extended("20260725T1600+0200")
+    ('2026-07-25T14:00:00+00:00', '2026-07-25T16:00+02:00')
     """
     text = re.sub(r"[zZ]$", "+00:00", text)
+    text = _BASIC.sub(lambda found: "{}-{}-{}T{}:{}".format(*found.groups()[:5])
+                      + (f":{found.group(6)}" if found.group(6) else ""), text, count=1)
     text = _FRACTION.sub(lambda found: "." + found.group(1).ljust(6, "0")[:6], text, count=1)
     return _SHORT_OFFSET.sub(lambda found: f"{found.group(1)}:{found.group(2) or '00'}", text)
 

@@ -869,7 +869,8 @@ def shortened_lists(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
     it, and one that leaves ``["A"]``, as the line reads, fails (``cart.1`` is an unexpected change); the removal is
     written ``{"cart": {"1": {"$absent": true}}}``. Expected dicts are followed into ``initial`` as the comparison
     reads them (a digit key indexes a list), ``ordered`` lists by position; a path under an ``ignore`` pattern is
-    left out.
+    left out, and so is a list whose elements past the expected ones all are (``ignore: ["cart.1"]``: leaving
+    ``["A"]`` passes too).
 
     Yields
     ------
@@ -896,14 +897,23 @@ def shortened_lists(initial: Mapping[str, Any], expected: Mapping[str, Any], *,
         if rules.ignore and rules.ignored(keys) or not isinstance(before, list) \
                 or rules.list_rule(keys).how != "ordered":
             continue
-        if len(before) > len(exp):
-            rows: list[Row] = []
-            _subset(exp, before, keys, rules, rows, before)
-            if all(ok for *_, ok in rows):
+        if len(before) > len(exp) and all(_holds(value, before[i], (*keys, str(i)), rules)
+                                          for i, value in enumerate(exp)):
+            # elements past it that an ignore pattern hides are no change either way: the line asks for none
+            if not rules.ignore or not all(rules.ignored((*keys, str(i))) for i in range(len(exp), len(before))):
                 yield keys, len(exp), len(before)
-                continue
+            continue
         stack.extend((value, before[i] if i < len(before) else ABSENT, (*keys, str(i)))
                      for i, value in enumerate(exp) if _names_list(value))
+
+
+def _holds(exp: Any, before: Any, keys: Keys, rules: _Rules) -> bool:
+    """Whether ``before``, an element of an ``ordered`` list, already is as ``exp`` asks (``changes`` mode): one
+    element at a time, so a list that asks for a change is told from its first changed element, not its whole
+    comparison (a load walked every element of every such list)."""
+    rows: list[Row] = []
+    _subset(exp, before, keys, rules, rows, before)
+    return all(ok for *_, ok in rows)
 
 
 def _names_list(value: Any) -> bool:

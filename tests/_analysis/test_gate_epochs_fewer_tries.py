@@ -124,3 +124,20 @@ def test_pooled_runs_need_the_most_epochs_any_of_them_was_made_with(tmp_path: Pa
         assert g.reason.startswith(f"fewer_epochs: run {ones[0].run_id} of the 4 pooled tried each case once as the "
                                    f"oloproof.yaml it was made with asked, where run {three.run_id}'s asks for "
                                    "epochs: 3 (the suite's epochs changed between the runs); ")
+
+
+def test_a_pooled_run_given_its_own_epochs_is_not_said_to_run_as_its_oloproof_yaml_asked(tmp_path: Path) -> None:
+    """A run of ``epochs: 1`` given ``epochs=2``, pooled with one made after the suite was raised to 3: it tried each
+    case twice because it was told to, not as the oloproof.yaml it was made with asked (once)."""
+    root = _suite(tmp_path / "library", epochs=1)
+    two = op.run(op.load_suite(root), out=tmp_path / "two", epochs=2, progress=False)
+    config = root / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("epochs: 1", "epochs: 3"), encoding="utf-8")
+    three = op.run(op.load_suite(root), out=tmp_path / "t", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the drift of oloproof.yaml between the runs
+        g = op.gate(op.load_runs([two.directory, three.directory]), criteria={"state_matches": 0.5})
+    assert g.verdict == "BLOCK"
+    assert g.reason.startswith(f"fewer_epochs: run {two.run_id} of the 2 pooled tried each case 2 times (epochs "
+                               "given to op.run(epochs=) or oloproof run --epochs), where the suite's oloproof.yaml "
+                               "asks for epochs: 3; ")

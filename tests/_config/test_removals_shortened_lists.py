@@ -105,3 +105,36 @@ def test_lists_are_followed_as_the_comparison_reads_them() -> None:
     by_key = {"orders.*.lines": ListMatch("by_key", "sku")}
     assert list(shortened_lists(initial, {"orders": {"o1": {"lines": [{"sku": "A"}]}}}, lists=by_key)) == []
     assert list(shortened_lists(initial, {"log": [["x"]]}, ignore=["log.*"])) == []
+
+
+def test_a_list_whose_elements_past_it_are_ignored_is_not_named(tmp_path: Path) -> None:
+    # ignore: [cart.1] hides B: the agent that leaves ["A"] passes as the idle one does; the line asks for no change
+    suite, found = _warnings(_suite(tmp_path / "suite", '{type: state_matches, mode: changes, ignore: ["cart.1"]}',
+                                    {"cart": ["A"]}))
+
+    assert [message for message in found if "list(s) of expected.state" in message] == []
+    run = op.run(suite, out=tmp_path / "run", progress=False)
+    assert run.verdicts.set_index("case_id")["verdict"].to_dict() == {"removes": "pass", "idle": "pass"}
+    # one element past it not hidden: named
+    assert list(shortened_lists({"cart": ["A", "B", "C"]}, {"cart": ["A"]}, ignore=["cart.1"])) == [
+        (("cart",), 1, 3)]
+
+
+def test_a_list_that_asks_for_a_change_is_told_from_its_first_changed_element(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import oloproof_nb._core.compare as compare
+
+    compared: list[object] = []
+    subset = compare._subset
+
+    def counted(exp: Any, *args: Any) -> None:
+        compared.append(exp)
+        subset(exp, *args)
+
+    monkeypatch.setattr(compare, "_subset", counted)
+    initial = {"cart": [{"sku": f"s{i}", "qty": i} for i in range(1000)]}
+    # the first element changed: the other 998 need not be compared to tell that the line asks for a change
+    expected = {"cart": [{"sku": "s0", "qty": 5}, *initial["cart"][1:999]]}
+
+    assert list(shortened_lists(initial, expected)) == []
+    assert len(compared) <= 3  # the element, its sku and its qty
