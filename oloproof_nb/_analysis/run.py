@@ -34,7 +34,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
-from .._config.files import file_above, folder_problem, home_shorthand
+from .._config.files import file_above, folder_problem, home_shorthand, not_home
 from .._config.labels import same_name
 from .._config.release import ReleaseConfig
 from .._config.suite import release_from_manifest
@@ -200,18 +200,20 @@ class Run(ColumnarCopy):
         such as checking a release.yaml against the run before the run is opened. A suite folder given instead
         is refused naming its latest run in ``within`` (``baselines`` where a do-nothing baseline is wanted)."""
         given, directory = os.fspath(directory), Path(directory)  # as written: a Path drops the "./" of "./~/r1"
+        # named as given: "./~/r1" printed "~/r1", the home folder's r1 (one given as "~/r1" is told so below)
+        shown = given if isinstance(given, str) and home_shorthand(given) else not_home(directory)
         problem = folder_problem(directory)
         if problem is not None:
-            raise RunDirError(f"{directory}: {problem}; give a run directory you can read")
+            raise RunDirError(f"{shown}: {problem}; give a run directory you can read")
         if not directory.is_dir():
             refuse_dangling_run_dir(directory)  # "no such run directory" of a link that is there
             above = file_above(directory)  # notes.txt/r1: the user sees notes.txt there
             if above is not None:
-                raise RunDirError(f"{directory}: no run directory can be there: {above}; give a run directory (it "
+                raise RunDirError(f"{shown}: no run directory can be there: {above}; give a run directory (it "
                                   "holds manifest.json and cases.jsonl)")
             what = "not a directory" if directory.exists() else "no such run directory"
             home = None if directory.exists() or not isinstance(given, str) else home_shorthand(given)
-            raise RunDirError(f"{directory}: {what} (a run directory holds manifest.json and cases.jsonl)"
+            raise RunDirError(f"{shown}: {what} (a run directory holds manifest.json and cases.jsonl)"
                               + (f": {home}" if home else ""))
         read = journal_fingerprint(directory)[MANIFEST]  # the file read next, when it is still so after
         try:

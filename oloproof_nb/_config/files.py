@@ -87,6 +87,12 @@ def _kind(mode: int) -> str:
 
 
 def _reason(exc: BaseException) -> str:
+    """The OS's words for ``exc``; for a path the file system's encoding cannot write (under ``LC_ALL=C`` with
+    ``PYTHONUTF8=0`` an ``é`` in it), words that quote none of the path: the codec's quoted the character, and a
+    receipt's reason is never to hold a piece of its locator."""
+    if isinstance(exc, UnicodeError):
+        return (f"its path holds a character the file system's encoding ({sys.getfilesystemencoding()}) cannot "
+                "encode; run with a UTF-8 locale (LC_ALL=C.UTF-8) or PYTHONUTF8=1")
     return str(getattr(exc, "strerror", None) or exc)
 
 

@@ -44,7 +44,8 @@ _MAX_CANDIDATES = 100_000
 def _hidden_below(keys: tuple[str, ...], patterns: list[tuple[str, ...]]) -> bool:
     """Whether ``patterns`` (``ignore``) hide every change a state could show below the top-level key of the
     leaf path ``keys``: the leaf, each dict or list on the way below the top level, and a key that is not
-    there yet in each of them (a top-level value replaced whole, or a new top-level key, would still show)."""
+    there yet in each of them (a new top-level key would still show, and a top-level value replaced whole unless a
+    pattern names its key itself)."""
     probes = [keys, *(keys[:n] for n in range(2, len(keys)))] + [(*keys[:n], _ANY_KEY) for n in range(1, len(keys) + 1)]
     return all(any(pattern_matches(p, probe, within=True) for p in patterns) for probe in probes)
 
@@ -128,6 +129,9 @@ class VacuityScan:
                 self.ignore_all.append((i, ev, every[0]))
             elif patterns:
                 self.ignoring[i] = (ev, [parse_pattern(p) for p in patterns])
+        #: of those, per index: whether a pattern names each top-level key the states hold itself (``ignore:
+        #: [orders]``: a value replaced whole there is hidden too), one answer per key seen, True and False alike
+        self.top_named: dict[int, set[bool]] = {i: set() for i in self.ignoring}
         self.any_leaf = False  # some case's initial_state holds a path (else there is nothing to cover)
         #: state_matches evaluators of ``mode: whole`` or ``changes`` with ignore patterns (both leave out an ignored
         #: leaf that expected.state names), or of any mode with a tolerance, while every case whose
@@ -169,6 +173,8 @@ class VacuityScan:
                 if not _hidden_below(keys, patterns):
                     del self.ignoring[i]  # a change at or beside a path of this case would be seen
                     break
+                if len(self.top_named[i]) < 2:
+                    self.top_named[i].add(any(pattern_matches(p, keys[:1]) for p in patterns))
         if self.pair_hiding is not None:
             for keys in (k for state in states for k in leaf_keys(state)):
                 self.any_leaf = True
@@ -266,11 +272,16 @@ class VacuityScan:
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): ignore pattern {quote(pattern)} "
                 f"matches every path of the state, so {what}")
         for i, (ev, _) in self.ignoring.items() if self.any_leaf else ():
+            named = self.top_named[i]  # a pattern naming a top-level key itself hides its value replaced whole
+            seen = ("only a new top-level key would be seen: the patterns name each top-level key itself, so a value "
+                    "replaced whole there is hidden too" if named == {True} else
+                    "only a new top-level key, or a top-level value replaced whole where no pattern names its key "
+                    "itself, would be seen" if True in named else
+                    "only a top-level value replaced whole, or a new top-level key, would be seen")
             found.setdefault(ev.name, []).append(
                 f"{self.file}: evaluators[{i}] ({ev.type}, criterion {ev.name}): its ignore patterns "
                 f"{', '.join(repr(p) for p in getattr(ev, 'ignore', []))} hide every change below the top-level "
-                "keys of every case's state, new keys included (only a top-level value replaced whole, or a new "
-                "top-level key, would be seen)")
+                f"keys of every case's state, new keys included ({seen})")
         if self.pair_every is not None or (self.pair_hiding is not None and self.any_leaf):
             shown = ", ".join(repr(p) for p in self.pair_patterns)
             what = ("match every path of the state" if self.pair_every is not None else

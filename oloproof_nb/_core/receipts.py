@@ -546,8 +546,9 @@ def hmac_sha256_hex(data: bytes, key: bytes) -> str:
 
 
 def digest_key_from_env(env_name: str, environ: Mapping[str, str] | None = None) -> bytes:
-    """Read an HMAC key from the environment variable ``env_name`` (its UTF-8 bytes; a value that is not UTF-8
-    gives the bytes the process was given).
+    """Read an HMAC key from the environment variable ``env_name``: from ``os.environ``, the bytes the process was
+    given, whatever the locale's encoding; from another mapping, its text's UTF-8 bytes (a value that is not UTF-8,
+    its bytes escaped as ``os.environ`` escapes them, gives those bytes).
 
     Parameters
     ----------
@@ -567,14 +568,17 @@ def digest_key_from_env(env_name: str, environ: Mapping[str, str] | None = None)
         When the variable is unset, empty or no bytes (a lone surrogate); the message names the variable, never
         a value.
     """
-    value = (os.environ if environ is None else environ).get(env_name)
+    environ = os.environ if environ is None else environ
+    value = environ.get(env_name)
     if not value:
         state = "unset" if value is None else "empty"
         raise DigestKeyError(
             f"digest_key_env: environment variable {env_name} is {state}; "
             "set it to the HMAC key before verifying keyed digests"
         )
-    try:  # os.environ holds a value that is not UTF-8 with its bytes escaped: the key is those bytes
+    try:
+        if environ is os.environ:  # text decoded by the locale's encoding: under Latin-1 the two bytes of "é" read
+            return os.fsencode(value)  # "Ã©", whose UTF-8 is four other bytes; fsencode gives the bytes back
         return value.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         raise DigestKeyError(f"digest_key_env: environment variable {env_name} holds text that has no bytes "

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._config.files import not_home
 from .._core.paths import Absent
 from .._run.disk import make_folders, open_fd
 from ..errors import ExportError, terminal_text
@@ -138,9 +139,9 @@ def write_file(path: Path, data: str | bytes) -> None:
     try:
         payload = data.encode("utf-8") if isinstance(data, str) else data
     except UnicodeEncodeError as exc:  # a text cell made by surrogateescape (an undecodable file name, say)
-        raise ExportError(f"{path}: the text holds {ascii(exc.object[exc.start:exc.end])}, a lone surrogate, which "
-                          "is not Unicode text and cannot be written as UTF-8; replace it in the table first (.md "
-                          "and .html exports show it as an escape)") from None
+        raise ExportError(f"{not_home(path)}: the text holds {ascii(exc.object[exc.start:exc.end])}, a lone surrogate, "
+                          "which is not Unicode text and cannot be written as UTF-8; replace it in the table first "
+                          "(.md and .html exports show it as an escape)") from None
     target = path
     if path.is_symlink():  # the link stays: its file gets the new content (not a device or a pipe it points at)
         resolved = Path(os.path.realpath(path))
@@ -155,8 +156,8 @@ def write_file(path: Path, data: str | bytes) -> None:
     except OSError:
         mode = None
     if mode is not None and read_only(target):  # the rename below would replace it: `chmod a-w` asked it be kept
-        raise ExportError(f"{path}: is read-only, so it is kept; make it writable first (chmod u+w), or choose "
-                          "another path")
+        raise ExportError(f"{not_home(path)}: is read-only, so it is kept; make it writable first (chmod u+w), or "
+                          "choose another path")
     tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
         fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to any new file
@@ -167,7 +168,7 @@ def write_file(path: Path, data: str | bytes) -> None:
         os.replace(tmp, target)
     except OSError as exc:
         _remove(tmp)
-        raise ExportError(f"{path}: cannot write ({exc.strerror or type(exc).__name__})") from None
+        raise ExportError(f"{not_home(path)}: cannot write ({exc.strerror or type(exc).__name__})") from None
     except BaseException:  # Ctrl-C while writing: no temporary file left behind
         _remove(tmp)
         raise
@@ -198,10 +199,10 @@ def make_folder(folder: Path, role: str, instead: str = "choose another path") -
     except (FileExistsError, NotADirectoryError):
         blocking = next((p for p in (folder, *folder.parents) if _in_the_way(p)), folder)
         what = "a symbolic link to nothing" if blocking.is_symlink() and not blocking.exists() else "a file"
-        raise ExportError(f"{blocking}: is {what}, not a folder ({role}); move it or {instead}") from None
+        raise ExportError(f"{not_home(blocking)}: is {what}, not a folder ({role}); move it or {instead}") from None
     except OSError as exc:  # no permission, a read-only file system, a name too long
-        raise ExportError(f"{folder}: cannot create this folder ({role}): {exc.strerror or type(exc).__name__}; "
-                          f"{instead}") from None
+        raise ExportError(f"{not_home(folder)}: cannot create this folder ({role}): "
+                          f"{exc.strerror or type(exc).__name__}; {instead}") from None
 
 
 def _is_folder(path: Path) -> bool:
@@ -332,23 +333,23 @@ def _index_as_columns(table: pd.DataFrame, path: Path) -> pd.DataFrame:
         return table
     twice = _named_twice([n for n in names if n is not None])
     if twice:
-        raise ExportError(f"{path}: the index has more than one level named {', '.join(map(repr, twice))}; rename "
-                          "them, or reset the index yourself")
+        raise ExportError(f"{not_home(path)}: the index has more than one level named {', '.join(map(repr, twice))}; "
+                          "rename them, or reset the index yourself")
     repeats = [name for name in names if name is not None and name in table.columns]
     for name in repeats:
         level = np.asarray(table.index.get_level_values(name), dtype=object)
         column = np.asarray(table[name], dtype=object)
         if column.ndim != 1 or not all(_same_cell(a, b) for a, b in zip(level, column, strict=True)):
-            raise ExportError(f"{path}: the index level {name!r} and the column {name!r} hold different values; "
-                              "rename one of them, or reset the index yourself")
+            raise ExportError(f"{not_home(path)}: the index level {name!r} and the column {name!r} hold different "
+                              "values; rename one of them, or reset the index yourself")
     if len(repeats) == len(names):
         return table.reset_index(drop=True)
     kept = table.droplevel(repeats) if repeats else table
     try:
         return kept.reset_index()
     except ValueError as exc:  # a level's name (or level_1, an unnamed one's) is a column's already
-        raise ExportError(f"{path}: an index level and a column have one name ({exc}); rename one of them, or "
-                          "reset the index yourself") from None
+        raise ExportError(f"{not_home(path)}: an index level and a column have one name ({exc}); rename one of them, "
+                          "or reset the index yourself") from None
 
 
 def _named_twice(names: Iterable[Any]) -> list[str]:
@@ -451,17 +452,17 @@ def export_table(df: pd.DataFrame | Any, path: str | Path) -> Path:
     suffix = path.suffix.lower()
     writer = _WRITERS.get(suffix)
     if writer is None:
-        raise ExportError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; "
+        raise ExportError(f"{not_home(path)}: unknown table format {suffix or '(no suffix)'!r}; "
                           f"allowed suffixes: {', '.join(EXPORT_SUFFIXES)}")
     table = _index_as_columns(table, path)
     twice = _named_twice(table.columns)
     if twice:  # a JSON row keeps one of them, a CSV header both: which column a reader gets is a guess
-        raise ExportError(f"{path}: the table has more than one column named {', '.join(map(repr, twice))}; "
+        raise ExportError(f"{not_home(path)}: the table has more than one column named {', '.join(map(repr, twice))}; "
                           "give each column its own name (DataFrame.rename, or loc[:, ~df.columns.duplicated()])")
     if _is_folder(path):  # before: `cannot write (Is a directory)`, after the table was formatted
         what = "a symbolic link to a folder" if path.is_symlink() else "a folder"
-        raise ExportError(f"{path}: is {what}, not a file; give the export a file path (such as "
-                          f"{path / ('table' + suffix)}); the folder is left as it is")
+        raise ExportError(f"{not_home(path)}: is {what}, not a file; give the export a file path (such as "
+                          f"{not_home(path / ('table' + suffix))}); the folder is left as it is")
     make_folder(path.parent, f"the folder of the export {path.name}")
     write_file(path, writer(table, path))
     return path

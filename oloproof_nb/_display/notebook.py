@@ -37,7 +37,7 @@ from .._run.store import Fsync
 from ..errors import OloproofError, RunDirError, describe_exception, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
-from .terminal import gate_size, pooled_note, run_size, uncached_note
+from .terminal import gate_size, no_criteria_note, pooled_note, run_size, uncached_note
 from .theme import fmt_interval, fmt_level, fmt_number, fmt_rate
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
@@ -207,12 +207,16 @@ class Gate(_gate.Gate):
     #: label file to fill, also where the relation's own reason (``too_few_clusters``, or none: ``REPORT_ONLY``)
     #: does not say ``transform_not_checked``.
     _unchecked: tuple[str, ...] = field(default=(), kw_only=True)
+    #: Why nothing was gated (``no_criteria``), as ``oloproof gate`` says it above its exit line
+    #: (:func:`~.terminal.no_criteria_note`): a suite's release file saved as ``release.yml`` is named; ``""`` else.
+    _no_criteria: str = field(default="", kw_only=True)
 
     @classmethod
     def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: tuple[str, ...] = (),
-           given: bool = False, unchecked: tuple[str, ...] = (), pooled_epochs: bool = False) -> Gate:
+           given: bool = False, unchecked: tuple[str, ...] = (), pooled_epochs: bool = False,
+           no_criteria: str = "") -> Gate:
         return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends, _pooled=pooled,
-                   _given=given, _unchecked=unchecked, _pooled_epochs=pooled_epochs)
+                   _given=given, _unchecked=unchecked, _pooled_epochs=pooled_epochs, _no_criteria=no_criteria)
 
     def _pooled_note(self) -> str:
         """What ``n`` counts in a pooled run (:func:`~.terminal.pooled_note`); ``""`` for one run."""
@@ -226,6 +230,7 @@ class Gate(_gate.Gate):
 
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
+        lines += [f"  {self._no_criteria}"] if self._no_criteria else []
         lines += [f"  {self._pooled_note()}"] if self._pooled else []
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         lines += [f"  {abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
@@ -253,7 +258,7 @@ class Gate(_gate.Gate):
                       findings=self.findings, resumed=abrupt_ends_note(self._abrupt_ends),
                       pooled=self._pooled_note(),
                       unscored=unscored_note(self.unscored, shown=20, broken=self.unscored_broken),
-                      relaxed=self._relaxed_note(), unchecked=self._unchecked,
+                      relaxed=self._relaxed_note(), unchecked=self._unchecked, no_criteria=self._no_criteria,
                       table=html_table(shown, fmt_number, styled=True))
 
 
@@ -660,7 +665,8 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
                    pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else (),
                    pooled_epochs=len(run.runs) > 1 and any(r.manifest.epochs > 1 for r in run.runs),
                    given=(release, criteria, confidence, method) != (None,) * 4,
-                   unchecked=unchecked_notes(run, g.table["criterion"]))
+                   unchecked=unchecked_notes(run, g.table["criterion"]),
+                   no_criteria=no_criteria_note(run, g, release, python=True) or "")
 
 
 gate.__doc__ = _gate.gate.__doc__

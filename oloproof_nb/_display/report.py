@@ -43,6 +43,7 @@ from .._analysis.reduce import epoch_counts, repeated_rows
 from .._analysis.run import Run
 from .._analysis.slices import slice_table
 from .._analysis.validity import broken_note, validity
+from .._config.files import not_home
 from .._core.epochs import parse_reduce, reduce_counts
 from .._core.slicespec import NA_BIN, parse_slice_spec
 from .._version import __version__
@@ -563,8 +564,8 @@ def _write_md(run: Run, sections: list[Section], path: Path) -> None:
     for name in _file_names(sections):  # a read-only one is refused before any file is replaced, not half-way
         file = files / name
         if not file.is_symlink() and read_only(file):  # a link there is replaced (_own_file), never written through
-            raise ExportError(f"{file}: is read-only, so it is kept, and the report at {path} with it; make it "
-                              "writable first (chmod u+w), or choose another out=")
+            raise ExportError(f"{not_home(file)}: is read-only, so it is kept, and the report at {not_home(path)} with "
+                              "it; make it writable first (chmod u+w), or choose another out=")
     written: set[str] = set()
     title, lines = _header(run, md_code, md_cell)
     out = [f"# {_heading(md_cell(title))}", ""]
@@ -665,8 +666,8 @@ def _remove_stale(file: Path, report: Path) -> None:
         pass
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
-        raise ExportError(f"{file}: written by the earlier report at {report}, not by this one, and cannot be "
-                          f"removed ({why}); remove it, or choose another out=") from None
+        raise ExportError(f"{not_home(file)}: written by the earlier report at {not_home(report)}, not by this one, "
+                          f"and cannot be removed ({why}); remove it, or choose another out=") from None
 
 
 def _own_file(path: Path) -> Path:
@@ -741,8 +742,9 @@ def report_and_gate(run: Run, out: str | Path, release: ReleaseLike | None = Non
     if suffix == ".md":
         files = path.parent / f"{path.stem}_files"
         if files.is_symlink():  # its files would be written into the folder it points to, over files of that name
-            raise OloproofError(f"{files}: is a symbolic link; the report {path.name} writes its plots and tables into "
-                                "a folder of its own there, never through a link (remove it, or choose another out=)")
+            raise OloproofError(f"{not_home(files)}: is a symbolic link; the report {path.name} writes its plots and "
+                                "tables into a folder of its own there, never through a link (remove it, or choose "
+                                "another out=)")
         make_folder(files, f"where the report {path.name} keeps its plots and tables", "choose another out=")
     (_write_html if suffix == ".html" else _write_md)(run, sections, path)
     return path, g
@@ -753,22 +755,23 @@ def report_path(out: str | Path) -> Path:
     path = Path(out)
     suffix = path.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
-        raise OloproofError(f"{path}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
+        raise OloproofError(f"{not_home(path)}: a report is .html or .md, not {suffix or '(no suffix)'!r}")
     if path.is_dir():  # refused only once the report was made, and a Markdown one had filled <stem>_files/ by then
-        raise OloproofError(f"{path}: is a folder, not a report's file; choose another out=, e.g. "
-                            f"{path / f'report{path.suffix}'}")
+        raise OloproofError(f"{not_home(path)}: is a folder, not a report's file; choose another out=, e.g. "
+                            f"{not_home(path / f'report{path.suffix}')}")
     if _a_file_of_the_user(path):  # `--out README.md` in the suite folder replaced the suite's README
-        raise OloproofError(f"{path}: exists and is no oloproof report, so it is kept; choose another out=, or "
-                            "remove the file first to put the report there")
+        raise OloproofError(f"{not_home(path)}: exists and is no oloproof report, so it is kept; choose another out=, "
+                            "or remove the file first to put the report there")
     if read_only(path):  # an earlier report made read-only: refused before its tables and plots are written
-        raise OloproofError(f"{path}: is read-only, so it is kept; choose another out=, or make it writable first "
-                            "(chmod u+w)")
+        raise OloproofError(f"{not_home(path)}: is read-only, so it is kept; choose another out=, or make it writable "
+                            "first (chmod u+w)")
     files = path.parent / f"{path.stem}_files"
     if suffix == ".md" and _holds_files(files) and not _an_earlier_report(path):
         # `--out notes.md` beside the user's own notes_files/ replaced its gate.csv and gate.png: only an earlier
         # report at `out` says the folder is a report's
-        raise OloproofError(f"{files}: holds files and no earlier oloproof report stands at {path} to own them, so "
-                            f"they are kept; choose another out=, or empty or remove {files.name}/ first")
+        raise OloproofError(f"{not_home(files)}: holds files and no earlier oloproof report stands at "
+                            f"{not_home(path)} to own them, so they are kept; choose another out=, or empty or remove "
+                            f"{files.name}/ first")
     return path
 
 

@@ -242,28 +242,37 @@ def exit_line(g: Gate) -> str:
     return f"gate: BLOCK — exit 1: {', '.join(parts)} (of {gated} gated; PASS needs every one to pass)"
 
 
-def no_criteria_note(run: Run, g: Gate, release: ReleaseLike | None = None) -> str | None:
+def no_criteria_note(run: Run, g: Gate, release: ReleaseLike | None = None, *, python: bool = False) -> str | None:
     """Which release settings name no criterion, and where the thresholds go, when ``g`` gated nothing
-    (``no_criteria``); None otherwise. ``oloproof gate`` prints it above its exit line, and a report says it under its
-    verdict: an Inspect AI log, which has no release.yaml of its own, takes the thresholds from ``--release``; a
-    suite that had no release.yaml when the run started is named by the path of the file it lacked (and told to
-    give it with ``--release`` when it has been written since); an empty or cut-short release file is named."""
+    (``no_criteria``); None otherwise. ``oloproof gate`` prints it above its exit line, a report says it under its
+    verdict, and a gate in a notebook under its verdict (``python``: the settings given as ``op.gate(run,
+    release=...)``, not ``--release``): an Inspect AI log, which has no release.yaml of its own, takes the thresholds
+    from ``--release``; a suite that had no release.yaml when the run started is named by the path of the file it
+    lacked (and told to give it with ``--release`` when it has been written since, or the file of a name much like it
+    that the folder holds); an empty or cut-short release file is named."""
     if g.reason != NO_CRITERIA:
         return None
+
+    def give(file: Path | None) -> str:  # how to gate this run with ``file`` (a path to write when None)
+        if python:
+            return f"op.gate(run, release={quote(str(file)) if file is not None else '...'})"
+        return f"--release {shell_word(file) if file is not None else 'RELEASE_YAML'}"
+
     root = run.suite_root  # None: an Inspect AI log, which has no release.yaml of its own
     if release is None and root is None:
-        return "no criterion to gate: give the thresholds with --release RELEASE_YAML"
+        return f"no criterion to gate: give the thresholds with {give(None)}"
     path = Path(root or ".") / RELEASE_FILE
     if release is None and run.release is None:  # no file to blame: the suite had none when the run began
         # written since (the warning of `oloproof gate` names its keys): "write one" told the user to do what they
         # had done
         alike = None if path.is_file() else named_alike(path)
-        fix = (f"it is there now: give it with --release {shell_word(path)} to gate this run with it"
+        fix = (f"it is there now: give it with {give(path)} to gate this run with it"
                if path.is_file() else
                (f"the folder holds {quote(alike)}: rename it {RELEASE_FILE} for the next run, or gate this one with "
-                f"--release {shell_word(path.parent / alike)}")
+                f"{give(path.parent / alike)}")
                if alike else
-               "write one listing `criteria: {<criterion>: <threshold>}`, or give it with --release")
+               "write one listing `criteria: {<criterion>: <threshold>}`, or give it with "
+               + ("op.gate(run, release=...)" if python else "--release"))
         return terminal_text(f"{path}: there was none when the run started, so no criterion is gated; {fix}")
     source = (str(release) if isinstance(release, (str, Path)) else "the release given" if release is not None
               else str(path))

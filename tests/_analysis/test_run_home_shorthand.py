@@ -51,3 +51,15 @@ def test_a_tilde_elsewhere_adds_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(op.ConfigError) as not_there:
         op.load_suite("./~/suite")
     assert str(not_there.value) == "~/suite: is not a suite folder (no such directory)"
+
+
+@pytest.mark.parametrize("given", ["./~/runs/r1", "./~/notes.txt"])
+def test_a_folder_named_tilde_is_named_as_given(given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``./~/runs/r1`` names a folder ``~`` of the current folder: printed ``~/runs/r1`` (as a Path prints it), the
+    refusal named the home folder's ``runs/r1``."""
+    _home(tmp_path, monkeypatch)
+    (tmp_path / "~").mkdir()
+    (tmp_path / "~" / "notes.txt").write_text("not a run\n", encoding="utf-8")
+    with pytest.raises(op.RunDirError) as refused:
+        op.load_run(given)
+    assert str(refused.value).startswith(f"{given}: ")

@@ -107,3 +107,30 @@ def test_a_leaf_expected_state_alone_holds_keeps_ignore_patterns_unnamed(tmp_pat
     case = {"initial_state": {"orders": {"ord-1": {"s": 1}}},
             "expected": {"state": {"orders": {"ord-1": {"s": 1}}, "refunds": {"r1": {"amount": 5}}}}}
     assert _found(tmp_path, [ev], case) == {}
+
+
+@pytest.mark.parametrize(("ignore", "seen"), [
+    (["orders"], "only a new top-level key would be seen: the patterns name each top-level key itself, so a value "
+                 "replaced whole there is hidden too"),
+    (["orders.*"], "only a top-level value replaced whole, or a new top-level key, would be seen"),
+    (["orders", "users.*"], "only a new top-level key, or a top-level value replaced whole where no pattern names "
+                            "its key itself, would be seen"),
+])
+def test_what_the_ignore_finding_says_would_be_seen_is_what_the_check_compares(tmp_path: Path, ignore: list[str],
+                                                                              seen: str) -> None:
+    """``ignore: [orders]`` names the top-level key itself: mode whole compares nothing of ``orders``, so ``orders``
+    replaced whole by a string passes (checked below on the comparison itself); only a key beside it is seen. The
+    finding said a top-level value replaced whole "would be seen" for that pattern too."""
+    from oloproof_nb._core.compare import compare_state
+
+    def differs(actual: dict[str, Any]) -> bool:  # a row of the comparison that does not match
+        return any(not row[-1] for row in compare_state(state, actual, mode="whole", ignore=ignore))
+
+    state = {"orders": {"ord-1": {"s": 1}}, "users": {"u-1": {"n": 1}}}
+    assert differs({**state, "orders": "gone"}) == ("orders" not in ignore)
+    assert differs({**state, "extra": 1})
+    ev = {"type": "state_matches", "mode": "whole", "ignore": ignore}
+    initial = state if "users.*" in ignore else {"orders": state["orders"]}
+    [message] = _found(tmp_path, [ev], {"initial_state": initial})["state_matches"]
+    assert message.endswith(f"hide every change below the top-level keys of every case's state, new keys included "
+                            f"({seen})")

@@ -380,6 +380,61 @@ def test_a_key_that_is_not_utf8_is_its_bytes(tmp_path: Path) -> None:
     assert "internal error" not in done.stderr and "\\udcff" not in done.stderr
 
 
+def _latin1_locale(folder: Path) -> dict[str, str]:
+    """The environment of a process under a Latin-1 locale (``LOCPATH``, ``LC_ALL``, ``PYTHONUTF8=0``), made with
+    ``localedef`` in ``folder``; the test is skipped where it cannot be made."""
+    try:
+        made = subprocess.run(["localedef", "-i", "C", "-f", "ISO-8859-1", str(folder / "latin1")],
+                              capture_output=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        made = None
+    if made is None or made.returncode != 0 or not (folder / "latin1").is_dir():
+        pytest.skip("no localedef to make a Latin-1 locale")
+    env = {**os.environ, "LOCPATH": str(folder), "LC_ALL": "latin1", "PYTHONUTF8": "0"}
+    probe = subprocess.run([PY, "-c", "import sys; print(sys.getfilesystemencoding())"], capture_output=True,
+                           text=True, check=False, env=env)
+    if probe.stdout.strip().replace("-", "").replace("_", "").lower() not in ("iso88591", "latin1"):
+        pytest.skip(f"the Latin-1 locale made is not used here ({probe.stdout.strip()})")
+    return env
+
+
+def test_a_non_ascii_key_is_its_utf8_bytes_under_a_latin1_locale(tmp_path: Path) -> None:
+    """Under a Latin-1 locale Python reads the two UTF-8 bytes of ``é`` in the environment as ``Ã©``, whose UTF-8 is
+    four other bytes: the key was not the one given, and a keyed digest made with it (hmac over the key's UTF-8,
+    computed here) was a ``hash_mismatch``."""
+    import hashlib
+    import hmac
+
+    key = "clé-secrète"
+    expected = hmac.new(key.encode("utf-8"), CONTENT, hashlib.sha256).hexdigest()
+    path = make_contract(tmp_path / "suite", digest_key_env="OLOPROOF_KEY", expected_sha256=expected)
+    env = {**_latin1_locale(tmp_path), "OLOPROOF_KEY": key, "PYTHONIOENCODING": "latin-1"}
+    done = subprocess.run([PY, "-m", "oloproof_nb.cli", "receipt", str(path)], capture_output=True, check=False,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "verified"
+
+
+def test_a_locator_the_locale_cannot_encode_is_unverified_without_its_text(tmp_path: Path) -> None:
+    """Under ``LC_ALL=C`` with ``PYTHONUTF8=0`` a locator holding ``é`` cannot be opened; the receipt is
+    ``unverified`` (exit 2), and its reason (the codec's words quoted the character) holds nothing of the locator."""
+    folder = tmp_path / "suite"
+    (folder / "sortie").mkdir(parents=True)
+    (folder / "sortie" / "rapport-été.json").write_bytes(CONTENT)
+    path = folder / "contract.json"
+    path.write_text(json.dumps({"artifact_id": "monthly-report", "locator": "sortie/rapport-été.json",
+                                "run_started_at": STARTED}), encoding="utf-8")
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([PY, "-m", "oloproof_nb.cli", "receipt", str(path)], capture_output=True, text=True,
+                          encoding="utf-8", check=False, env=env)
+    receipt = json.loads(done.stdout)
+    assert done.returncode == 2 and receipt["status"] == "unverified", done.stderr
+    assert "encoding" in receipt["reason"]
+    for text in (receipt["reason"], done.stderr):
+        for piece in ("é", "\\xe9", "\\u00e9", "rapport", "position"):
+            assert piece not in text
+
+
 def test_a_validator_name_in_a_contract_file_is_a_contract_error(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """``oloproof receipt`` registers no validators: a name could never verify. It was an ``unverified``
