@@ -10,9 +10,12 @@ metadata as its score: ``rating`` (a 1-10 rating, Inspect's ``mean``), ``exact``
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from _inspect_logs import run_inspect
+import pytest
+from _inspect_logs import run_inspect, shared_logs
 
 #: Per sample ``q0`` … ``q7``: (rating, exact, correct, quality). By hand: ratings at or above 7 are 9, 7, 10 and
 #: 7.0 (4 of 8; 6.9 just below); exact is 1.0 five times; quality at or above 7 is 8, 7, 10 and 7 (4 of 8).
@@ -27,6 +30,15 @@ def write_rated(root: Path) -> Path:
     run_inspect([__file__, str(root / "logs")], root)
     (file,) = sorted((root / "logs").glob("*.eval"))
     return file
+
+
+@contextmanager
+def shared_rated(factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The ``.eval`` file of :func:`write_rated`, made once per test session whichever module or xdist worker asks
+    first (``tests/_inspect_logs.py``'s ``shared_logs``); a module-scoped fixture yields inside it. Read only."""
+    with shared_logs(factory, "rated", write_rated) as root:
+        (file,) = sorted((root / "logs").glob("*.eval"))
+        yield file
 
 
 def main(log_dir: str) -> None:

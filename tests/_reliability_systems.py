@@ -451,7 +451,14 @@ def main_in_process(capsys: Any, *args: str) -> subprocess.CompletedProcess[str]
     from oloproof_nb.cli import main
 
     capsys.readouterr()  # what the test printed before is not the command's
-    code = main(list(args))
+    try:
+        code = main(list(args))
+    except SystemExit as stop:  # a usage error, --help or --version: the code the process would exit with
+        if stop.code is None or isinstance(stop.code, int):
+            code = stop.code or 0
+        else:
+            print(stop.code, file=sys.stderr)
+            code = 1
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(["oloproof", *args], code, out, err)
 

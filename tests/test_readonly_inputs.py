@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from _reliability_systems import (
     cli_env,
+    main_in_process,
     make_case,
     one_error_line,
     run_cli,
@@ -84,9 +85,9 @@ def test_running_an_example_writes_only_runs_and_the_replay_cache(tmp_path: Path
     assert tree_snapshot(REPO / "labels", skip=()) == shipped["labels"]
 
 
-def test_the_console_script_leaves_no_pycache_in_the_suite(tmp_path: Path) -> None:
+def test_the_console_script_leaves_no_pycache_in_the_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     suite = tmp_path / "demo"
-    assert run_cli("init", "--example", "stateful-agent", str(suite)).returncode == 0
+    assert main_in_process(capsys, "init", "--example", "stateful-agent", str(suite)).returncode == 0
     _make_read_only(suite)
     before = tree_snapshot(suite)
     env = {k: v for k, v in cli_env().items() if k != "PYTHONDONTWRITEBYTECODE"}

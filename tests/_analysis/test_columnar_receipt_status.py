@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _reliability_systems import one_error_line, run_cli
+from _reliability_systems import main_in_process, one_error_line
 
 import oloproof_nb as op
 from oloproof_nb.examples import init_example
@@ -26,7 +26,8 @@ def outcome_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("word", "shown"), [("bogus", "'bogus'"), ("VERIFIED", "'VERIFIED'"), (None, "null")])
 def test_a_receipt_status_the_classifier_never_gives_is_damage(outcome_run: Path, tmp_path: Path,
-                                                               word: str | None, shown: str) -> None:
+                                                               word: str | None, shown: str,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     directory = Path(shutil.copytree(outcome_run, tmp_path / "run"))
     journal = directory / "cases.jsonl"
     lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -35,7 +36,7 @@ def test_a_receipt_status_the_classifier_never_gives_is_damage(outcome_run: Path
     lines[1] = json.dumps(record, ensure_ascii=False) + "\n"
     journal.write_text("".join(lines), encoding="utf-8")
     before = journal.read_bytes()
-    out = run_cli("gate", str(directory))
+    out = main_in_process(capsys, "gate", str(directory))
     assert out.returncode == 2
     assert one_error_line(out.stderr) == (
         f"oloproof: error: {journal}: line 2: not a case record as oloproof_nb writes it (ValueError: status {shown} "

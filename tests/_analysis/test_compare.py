@@ -712,7 +712,8 @@ def test_the_example_compared_with_a_rerun_and_not_with_itself(example_runs: dic
         op.compare(example_runs["base"], example_runs["base"], release=release)  # trivial NO_REGRESSION before
 
 
-def test_runs_of_different_epochs_are_refused(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+def test_runs_of_different_epochs_are_refused(make_suite: Callable[..., Path], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     """Each case run is paired with the same epoch of the other run: a 1-epoch base against a 3-epoch
     candidate paired epoch 1 only and left the candidate's other epochs unseen, so a candidate failing
     epochs 2 and 3 of every case was NO_REGRESSION (exit 0)."""
@@ -722,9 +723,9 @@ def test_runs_of_different_epochs_are_refused(make_suite: Callable[..., Path], t
                    epochs=3)
     with pytest.raises(op.OloproofError, match=r"has 1 epoch\(s\) and the candidate run .* 3; .*same epochs"):
         op.compare(one, three)
-    from _reliability_systems import one_error_line, run_cli
+    from _reliability_systems import main_in_process, one_error_line
 
-    out = run_cli("compare", str(one.directory), str(three.directory))
+    out = main_in_process(capsys, "compare", str(one.directory), str(three.directory))
     assert out.returncode == 2 and "same epochs" in one_error_line(out.stderr)
     again = op.run(op.load_suite(root), system=lambda: Answerer(), out=tmp_path / "again", progress=False,
                    epochs=3)

@@ -8,8 +8,6 @@ case runs (FAIL) while the first try alone passes 40 of 40. Counts here are by h
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -82,16 +80,16 @@ def test_pooled_runs_each_need_the_suites_epochs(suite: Path, tmp_path: Path) ->
     assert whole.reason == "" and whole.verdict == "BLOCK"
 
 
-def test_the_command_exits_1_and_says_why(suite: Path, tmp_path: Path) -> None:
+def test_the_command_exits_1_and_says_why(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``oloproof run SUITE --epochs 1`` exited 0 (``gate: PASS — exit 0: all 2 gated criteria pass``)."""
+    from _reliability_systems import main_in_process
+
     out = tmp_path / "cli"
-    done = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(suite), "--quiet", "--epochs", "1",
-                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    done = main_in_process(capsys, "run", str(suite), "--quiet", "--epochs", "1", "--out", str(out))
     assert done.returncode == 1, done.stdout + done.stderr
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith("gate: BLOCK — exit 1: fewer_epochs: the run tried each case once")
-    again = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "gate", str(out)], capture_output=True,
-                           text=True, timeout=300)
+    again = main_in_process(capsys, "gate", str(out))
     assert again.returncode == 1, again.stdout + again.stderr
     assert "fewer_epochs" in again.stdout.strip().splitlines()[-1]
 

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _inspect_logs import made, run_inspect
+from _inspect_logs import made, run_inspect, shared_logs
 
 #: The grades of the 60 samples: C passes every epoch, H passes odd epochs and fails even ones.
 GRADES = "C" * 30 + "H" * 30
@@ -127,12 +128,16 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
         write_eval_log(log, str(root / folder / Path(graded_path).name))
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("inspect_ai")
-    root = tmp_path_factory.mktemp("inspect-r55")
+def _made_by_a_child(root: Path) -> None:
     run_inspect([__file__, str(root)], root)
-    return root
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The logs :func:`_write` makes, in a child process, once per test session (read only: a test edits a copy)."""
+    pytest.importorskip("inspect_ai")
+    with shared_logs(tmp_path_factory, "mixed-settings", _made_by_a_child) as root:
+        yield root
 
 
 def _gate(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], threshold: float,

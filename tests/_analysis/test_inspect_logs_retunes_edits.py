@@ -31,10 +31,11 @@ import json
 import shutil
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _inspect_logs import made, run_inspect
+from _inspect_logs import made, run_inspect, shared_logs
 
 #: (folder, the config_updates as (config, name, value or "clear") per update) of the log launched at message_limit=50
 RETUNES = {
@@ -139,12 +140,16 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
     copy(log, "epoch2", two_epochs)
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("inspect_ai")
-    root = tmp_path_factory.mktemp("inspect-m58")
+def _made_by_a_child(root: Path) -> None:
     run_inspect([__file__, str(root)], root)
-    return root
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The logs :func:`_write` makes, in a child process, once per test session (read only: a test edits a copy)."""
+    pytest.importorskip("inspect_ai")
+    with shared_logs(tmp_path_factory, "retunes-edits", _made_by_a_child) as root:
+        yield root
 
 
 def _only_log(folder: Path, tmp_path: Path) -> Path:

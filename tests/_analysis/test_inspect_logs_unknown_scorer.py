@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _inspect_logs import made, read_by_hand, run_inspect
+from _inspect_logs import made, read_by_hand, run_inspect, shared_logs
 
 #: The ``graded`` scorer's grades of the 30 samples: 27 pass.
 GRADES = "C" * 27 + "I" * 3
@@ -88,12 +88,16 @@ def _write(root: Path) -> None:  # pragma: no cover - run in a child process
         write_eval_log(log, str(root / folder / f"{Path(path).stem}.json"))
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("inspect_ai")
-    root = tmp_path_factory.mktemp("inspect-r59")
+def _made_by_a_child(root: Path) -> None:
     run_inspect([__file__, str(root)], root)
-    return root
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The logs :func:`_write` makes, in a child process, once per test session (read only: a test edits a copy)."""
+    pytest.importorskip("inspect_ai")
+    with shared_logs(tmp_path_factory, "unknown-scorer", _made_by_a_child) as root:
+        yield root
 
 
 def _gate(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], criterion: str) -> tuple[int, str, str]:

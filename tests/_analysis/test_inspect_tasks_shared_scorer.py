@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _inspect_logs import run_inspect
+from _inspect_logs import run_inspect, shared_logs
 from scipy import stats
 
 import oloproof_nb as op
@@ -64,12 +64,15 @@ def _write(root: Path, *small_right: int) -> list[Path]:
     return folders
 
 
+def _none_and_five_right(root: Path) -> None:
+    _write(root, 0, 5)
+
+
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """``regressed``: ``small`` answers none right; ``holds``: ``small`` answers 5 of 6 right."""
-    root = tmp_path_factory.mktemp("inspect-tasks-i2")
-    regressed, holds = _write(root, 0, 5)
-    yield {"regressed": regressed, "holds": holds}
+    with shared_logs(tmp_path_factory, "tasks-shared-scorer", _none_and_five_right) as root:
+        yield {"regressed": root / "right0", "holds": root / "right5"}
 
 
 def _hand_count(folder: Path) -> dict[str, tuple[int, int]]:
@@ -91,9 +94,9 @@ def _counts(run: op.Run) -> dict[str, tuple[int, int]]:
             for name, rows in verdicts.groupby("criterion", sort=False)}
 
 
-def _release(folder: Path, name: str, criteria: str) -> Path:
-    """A release.yaml ``name`` beside ``folder`` gating ``criteria`` (the text of a YAML flow mapping)."""
-    release = folder.parent / f"{name}.yaml"
+def _release(where: Path, name: str, criteria: str) -> Path:
+    """A release.yaml ``name`` in the folder ``where`` gating ``criteria`` (the text of a YAML flow mapping)."""
+    release = where / f"{name}.yaml"
     release.write_text(f"criteria: {{{criteria}}}\nallow_approximate_methods: true\n", encoding="utf-8")
     return release
 
@@ -113,7 +116,8 @@ def test_two_tasks_sharing_a_scorer_are_a_criterion_each(folders: dict[str, Path
     assert [(e.criterion, e.options) for e in run.config.evaluators] == [("bulk/match", ""), ("small/match", "")]
 
 
-def test_the_gate_fails_the_task_that_fails(folders: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_gate_fails_the_task_that_fails(folders: dict[str, Path], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     """Gated per task: ``small/match`` 0 of 6 has ci_high below 0.8 (FAIL), ``bulk/match`` 80 of 80 ci_low above it
     (PASS); the gate BLOCKs, the command exits 1. The pool of 80 of 86 would have passed (ci_low above 0.8)."""
     folder = folders["regressed"]
@@ -127,7 +131,7 @@ def test_the_gate_fails_the_task_that_fails(folders: dict[str, Path], capsys: py
     assert (bulk["n"], bulk["passed"], bulk["verdict"]) == (BULK, BULK, "PASS")
     assert bulk["ci_low"] == pytest.approx(stats.beta.ppf(0.025, BULK, 1), abs=1e-9)
     assert gate.verdict == "BLOCK"
-    release = _release(folder, "split", f"bulk/match: {THRESHOLD}, small/match: {THRESHOLD}")
+    release = _release(tmp_path, "split", f"bulk/match: {THRESHOLD}, small/match: {THRESHOLD}")
     capsys.readouterr()
     assert main(["gate", str(folder), "--release", str(release)]) == 1
     out = capsys.readouterr().out
@@ -135,12 +139,12 @@ def test_the_gate_fails_the_task_that_fails(folders: dict[str, Path], capsys: py
 
 
 def test_the_pooled_name_is_an_error_listing_each_tasks_criterion(
-        folders: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+        folders: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A release.yaml that names ``match`` (as the pooled criterion was named) must not pass silently: the gate, the
     command and the report refuse it in one line naming the key and listing the per-task criteria (exit 2); so does a
     ``pass_threshold`` mapping naming it, while one naming a task's criterion reads."""
     folder = folders["regressed"]
-    release = _release(folder, "pooled", f"match: {THRESHOLD}")
+    release = _release(tmp_path, "pooled", f"match: {THRESHOLD}")
     run = op.from_inspect(folder)
     with pytest.raises(op.OloproofError) as raised:
         op.gate(run, release=str(release))
@@ -150,11 +154,11 @@ def test_the_pooled_name_is_an_error_listing_each_tasks_criterion(
     assert message.endswith("its criteria: bulk/match, small/match")
     capsys.readouterr()
     for command in (["gate", str(folder), "--release", str(release)],
-                    ["report", str(folder), "--release", str(release), "--out", str(folder.parent / "r.html")]):
+                    ["report", str(folder), "--release", str(release), "--out", str(tmp_path / "r.html")]):
         assert main(command) == 2, command
         err = capsys.readouterr().err
         assert err == f"oloproof: error: {message}\n", command
-    assert not (folder.parent / "r.html").exists()
+    assert not (tmp_path / "r.html").exists()
     with pytest.raises(op.OloproofError, match=r"^pass_threshold\['match'\]=0.5: these logs have no criterion "
                                                r"'match' \(the samples of several tasks .*; their criteria: "
                                                r"bulk/match, small/match$"):

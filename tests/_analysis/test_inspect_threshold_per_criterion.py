@@ -9,11 +9,12 @@ named its own threshold; the others keep the default rule.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _inspect_rated_log import ROWS, write_rated
+from _inspect_rated_log import ROWS, shared_rated
 
 import oloproof_nb as op
 from oloproof_nb._analysis.run_checks import changed_checks
@@ -22,8 +23,9 @@ LOOSE = {"min_clusters": 2, "allow_approximate_methods": True}
 
 
 @pytest.fixture(scope="module")
-def rated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_rated(tmp_path_factory.mktemp("rated"))
+def rated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with shared_rated(tmp_path_factory) as file:
+        yield file
 
 
 def _read(path: Path, **kwargs: Any) -> tuple[op.Run, list[warnings.WarningMessage]]:

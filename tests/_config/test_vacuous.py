@@ -133,16 +133,14 @@ def test_gate_marks_vacuous_from_the_manifest_and_cli_prints_one_line(tmp_path: 
     assert len(err) == 1 and err[0].startswith("oloproof: warning: vacuous check: ") and "ord-999" in err[0]
 
 
-def test_oloproof_run_prints_a_vacuous_check_once(tmp_path: Path) -> None:
+def test_oloproof_run_prints_a_vacuous_check_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`oloproof run` loads the suite in a child process (which warned at load_suite) and gates in this one (which
     warned again from the run's findings): the README's one line on stderr was two. The child now hands its
     warnings to the parent, which prints each line once."""
-    import subprocess
-    import sys
+    from _reliability_systems import main_in_process
 
     folder = suite(tmp_path, [{"type": "answer_matches"}, TYPO])
-    proc = subprocess.run([sys.executable, "-m", "oloproof_nb.cli", "run", str(folder), "--quiet"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = main_in_process(capsys, "run", str(folder), "--quiet")
     assert proc.returncode == 0, proc.stderr  # answer_matches passes; the vacuous check is not gated
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("oloproof: warning: vacuous check: ") and "ord-999" in lines[0]

@@ -27,6 +27,7 @@ from _reliability_systems import (
     cli_command,
     cli_env,
     kill_after_records,
+    main_in_process,
     one_error_line,
     read_log,
     run_cli,
@@ -105,7 +106,8 @@ KILL_POINTS = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("kill", "how"), KILL_POINTS)
 def test_sigkill_then_resume_equals_clean_run(tmp_path: Path, reference: op.Run, kill: str, how: str,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     root = _suite(tmp_path / "suite")
     out = tmp_path / "run"
     killed_log, resume_log = tmp_path / "killed.log", tmp_path / "resume.log"
@@ -123,14 +125,13 @@ def test_sigkill_then_resume_equals_clean_run(tmp_path: Path, reference: op.Run,
     assert list(interrupted.cases["case_id"]) == IDS[:k]
     assert _recorded_ids(out) == IDS[:k]
 
+    monkeypatch.setenv("RELSYS_LOG", str(resume_log))
+    monkeypatch.delenv("RELSYS_KILL", raising=False)
     if how == "cli":
-        done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet",
-                       env=cli_env(RELSYS_LOG=str(resume_log)))
+        done = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr
     else:
-        monkeypatch.setenv("RELSYS_LOG", str(resume_log))
-        monkeypatch.delenv("RELSYS_KILL", raising=False)
         op.run(root, out=out, resume=True, progress=False)
 
     # no finished case ran again; every unfinished one ran exactly once
@@ -189,7 +190,8 @@ def test_resume_of_a_finished_run_runs_nothing(tmp_path: Path, reference: op.Run
 
 
 @pytest.mark.slow
-def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run) -> None:
+def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     """A slow run SIGKILLed by another process after a few records; --resume finishes it."""
     root = _suite(tmp_path / "suite")
     out = tmp_path / "run"
@@ -202,8 +204,8 @@ def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run)
     assert 3 <= len(finished_before) < N
     assert finished_before == IDS[: len(finished_before)]
 
-    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet",
-                   env=cli_env(RELSYS_LOG=str(resume_log)))
+    monkeypatch.setenv("RELSYS_LOG", str(resume_log))
+    done = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert done.returncode in (0, 1), done.stderr
     assert runs_of(read_log(resume_log)) == IDS[len(finished_before):]
     _assert_complete(out, reference)
@@ -216,7 +218,8 @@ def test_kill_a_real_run_from_outside_mid_run(tmp_path: Path, reference: op.Run)
 
 @pytest.mark.slow
 def test_a_notebook_run_killed_mid_case_reruns_it_on_resume_and_says_so(tmp_path: Path, reference: op.Run,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """``op.run`` has no parent process to see how it ended (a kernel killed, an os._exit of the system): a resume
     runs what was in flight again, as before, and the manifest keeps the end; ``oloproof gate`` prints it."""
     root = _suite(tmp_path / "suite")
@@ -228,7 +231,7 @@ def test_a_notebook_run_killed_mid_case_reruns_it_on_resume_and_says_so(tmp_path
     op.run(root, out=out, resume=True, progress=False)
     _assert_complete(out, reference)
     assert _abrupt_ends(out) == [{"how": None, "rerun": [["c4", 1]]}]
-    gated = run_cli("gate", str(out))
+    gated = main_in_process(capsys, "gate", str(out))
     assert gated.returncode in (0, 1)
     note = "resumed after 1 abrupt end of the run's process (not seen by oloproof run)"
     assert note in " ".join(gated.stdout.split())
@@ -236,7 +239,7 @@ def test_a_notebook_run_killed_mid_case_reruns_it_on_resume_and_says_so(tmp_path
 
 @pytest.mark.slow
 def test_a_resume_that_dies_building_the_system_does_not_blame_it_for_a_case_run_another_process_left(
-        tmp_path: Path, reference: op.Run) -> None:
+        tmp_path: Path, reference: op.Run, capsys: pytest.CaptureFixture[str]) -> None:
     """``op.run`` killed from outside while it ran c4 (nothing saw how it ended), then ``oloproof run --resume``,
     whose system ended its process (``os._exit(3)`` in the constructor) before it ran a case: the command said
     ``exited with code 3 while running case 'c4', which --resume records as error`` and noted that end after c4,
@@ -252,7 +255,7 @@ def test_a_resume_that_dies_building_the_system_does_not_blame_it_for_a_case_run
     assert crashed.returncode == 2
     line = one_error_line(crashed.stderr)
     assert "the process running the system exited with code 3;" in line and "c4" not in line
-    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    resumed = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert resumed.returncode in (0, 1), resumed.stderr
     _assert_complete(out, reference)
     assert _abrupt_ends(out) == [{"how": None, "rerun": [["c4", 1]]}]
@@ -292,7 +295,7 @@ def test_the_system_ending_a_resume_is_not_blamed_for_a_case_run_another_process
 
 @pytest.mark.slow
 def test_a_kill_of_a_resume_notes_the_case_run_another_process_left_in_flight_as_run_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """As above, but the resume running c4 again is killed from outside (``oloproof run`` noted ``killed by signal
     SIGKILL``), an end a resume never blames on the system: c4 and c5 both run again, and ``abrupt_ends`` names
     both. c5 is no case run of the killed process, yet it ran again all the same: left out of the note, its second
@@ -322,7 +325,7 @@ def test_a_kill_of_a_resume_notes_the_case_run_another_process_left_in_flight_as
     # two ends: the first run's, which nothing saw, left c5 in flight; the resume's kill cut c4 short
     assert _abrupt_ends(out) == [{"how": None, "rerun": [["c5", 1]]},
                                  {"how": "killed by signal SIGKILL", "rerun": [["c4", 1]]}]
-    gated = run_cli("gate", str(out))
+    gated = main_in_process(capsys, "gate", str(out))
     assert gated.returncode in (0, 1)
     assert ("resumed after 2 abrupt ends of the run's process (killed by signal SIGKILL; not seen by oloproof run); "
             "the 2 case runs in flight were run again: cases 'c5', 'c4'") in " ".join(gated.stdout.split())
@@ -575,7 +578,8 @@ def test_resume_from_a_moved_copy_of_the_suite(tmp_path: Path, reference: op.Run
 
 
 @pytest.mark.slow
-def test_killed_twice_with_workers_then_resumed(tmp_path: Path, reference: op.Run) -> None:
+def test_killed_twice_with_workers_then_resumed(tmp_path: Path, reference: op.Run, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     """Three workers, killed mid-run, the resume killed again, then resumed to the end."""
     root = _suite(tmp_path / "suite")
     out = tmp_path / "run"
@@ -595,7 +599,8 @@ def test_killed_twice_with_workers_then_resumed(tmp_path: Path, reference: op.Ru
     recorded_after_two = set(op.load_run(out).cases["case_id"])
     assert recorded <= recorded_after_two
 
-    third = run_cli(*args, "--resume", env=cli_env(RELSYS_LOG=str(logs[2])))
+    monkeypatch.setenv("RELSYS_LOG", str(logs[2]))
+    third = main_in_process(capsys, *args, "--resume")
     assert third.returncode in (0, 1), third.stderr
     assert sorted(runs_of(read_log(logs[2]))) == sorted(set(IDS) - recorded_after_two)
     _assert_complete(out, reference)
@@ -693,7 +698,7 @@ def test_a_crash_the_system_caused_makes_each_case_run_in_flight_error_where_and
 
 
 def test_ends_not_blamed_on_the_system_rerun_and_are_kept_in_the_order_they_happened(
-        tmp_path: Path, reference: op.Run) -> None:
+        tmp_path: Path, reference: op.Run, capsys: pytest.CaptureFixture[str]) -> None:
     """A kill nobody saw (op.run's process), then a SIGKILL the command saw, each settled by a resume: both in the
     manifest in that order, the case run that had finished unrecorded among those run again, and the gate's
     line counts them all."""
@@ -714,7 +719,7 @@ def test_ends_not_blamed_on_the_system_rerun_and_are_kept_in_the_order_they_happ
     _assert_complete(out, reference)
     ends = [{"how": None, "rerun": [["c4", 1]]}, {"how": "killed by signal SIGKILL", "rerun": [["c7", 1], ["c5", 1]]}]
     assert _abrupt_ends(out) == ends
-    gated = run_cli("gate", str(out))
+    gated = main_in_process(capsys, "gate", str(out))
     assert ("resumed after 2 abrupt ends of the run's process (killed by signal SIGKILL; not seen by oloproof run); "
             "the 3 case runs in flight were run again: cases 'c4', 'c7', 'c5'; isolation: process judges a crash as "
             "the case's error") in " ".join(gated.stdout.split())

@@ -370,7 +370,8 @@ def test_a_hanging_replacement_constructor_stops_the_run_instead_of_hanging_it(t
 @pytest.mark.parametrize(("sig", "group", "isolation"), [("SIGINT", True, "thread"), ("SIGTERM", False, "thread"),
                                                          ("SIGHUP", True, "thread"), ("SIGTERM", True, "process")])
 def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: str, group: bool,
-                                                                     isolation: str) -> None:
+                                                                     isolation: str,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """SIGINT to the command (as a terminal sends it): exit 2 (an exit code is 0 PASS, 1 BLOCK or 2 error; it was
     130), one line naming the folder and the resume command. SIGTERM to the command alone (``timeout``, ``docker
     stop``, a cancelled CI job) and SIGHUP to its group (a closed terminal) the same: they ended it by the signal,
@@ -378,7 +379,7 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
     import signal
     import subprocess
 
-    from _reliability_systems import cli_command, one_error_line
+    from _reliability_systems import cli_command, main_in_process, one_error_line
 
     root = write_suite(tmp_path / "suite", [make_case(f"c{i}") for i in range(20)])
     out = tmp_path / "run"
@@ -404,7 +405,7 @@ def test_a_ctrl_c_from_the_user_stops_the_run_and_says_how_to_resume(tmp_path: P
     done = op.load_run(out)
     assert not done.finished and 2 <= len(done.records) < 20
     assert set(done.cases["status"]) == {"completed"}  # the interrupted case was not recorded as the system's
-    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    resumed = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert resumed.returncode in (0, 1), resumed.stderr
     assert len(op.load_run(out).records) == 20
 

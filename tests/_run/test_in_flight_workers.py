@@ -18,8 +18,8 @@ from _reliability_systems import (
     cli_command,
     cli_env,
     kill_after_records,
+    main_in_process,
     read_log,
-    run_cli,
     runs_of,
     standard_cases,
     write_suite,
@@ -51,7 +51,8 @@ def test_an_exit_of_the_run_s_process_is_not_blamed_on_a_case_run_a_worker_held(
 
 
 @pytest.mark.slow
-def test_a_process_isolated_run_killed_from_outside_says_on_resume_which_case_ran_again(tmp_path: Path) -> None:
+def test_a_process_isolated_run_killed_from_outside_says_on_resume_which_case_ran_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``oloproof run`` of a suite with ``isolation: process`` and one worker, SIGKILLed from outside after 3
     records: the resume runs the case the worker held and the rest, and the manifest and the gate say the case in
     flight ran again (before: ``abrupt_ends`` absent, no line)."""
@@ -63,7 +64,8 @@ def test_a_process_isolated_run_killed_from_outside_says_on_resume_which_case_ra
     finished_before = list(op.load_run(out).cases["case_id"])
     assert 3 <= len(finished_before) < n and finished_before == ids[:len(finished_before)]
     log = tmp_path / "resume.log"
-    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet", env=cli_env(RELSYS_LOG=str(log)))
+    monkeypatch.setenv("RELSYS_LOG", str(log))
+    done = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert done.returncode in (0, 1), done.stderr
     assert runs_of(read_log(log)) == ids[len(finished_before):]
     victim = ids[len(finished_before)]  # one worker: the case it held when the command and its child were killed

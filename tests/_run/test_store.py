@@ -215,9 +215,9 @@ from _reliability_systems import (  # noqa: E402
     assert_same_frames,
     cli_command,
     cli_env,
+    main_in_process,
     make_case,
     one_error_line,
-    run_cli,
     standard_cases,
     write_suite,
 )
@@ -377,14 +377,15 @@ op.run(sys.argv[1], out=sys.argv[2], progress=False)
 
 
 @pytest.mark.slow
-def test_a_real_kill_between_the_manifest_and_its_rename(tmp_path: Path, clean_desk: op.Run) -> None:
+def test_a_real_kill_between_the_manifest_and_its_rename(tmp_path: Path, clean_desk: op.Run,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     root = _desk_suite(tmp_path / "suite")
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-c", KILL_AT_RENAME, str(root), str(out)], timeout=120, check=False,
                           env=cli_env())
     assert proc.returncode == -9
     assert sorted(p.name for p in out.iterdir()) == [".lock", "manifest.json.tmp"]
-    resumed = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    resumed = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert resumed.returncode == 1, resumed.stderr
     assert_same_frames(op.load_run(out), clean_desk)
 
@@ -437,7 +438,8 @@ def test_a_full_disk_while_the_run_is_created_says_to_run_again(tmp_path: Path, 
     assert op.run(root, out=out, progress=False).finished
 
 
-def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, clean_desk: op.Run) -> None:
+def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, clean_desk: op.Run,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """RLIMIT_FSIZE makes writes past 12 KB fail with EFBIG, as a full disk fails them with ENOSPC."""
     root = _desk_suite(tmp_path / "suite")
     out = tmp_path / "run"
@@ -453,12 +455,13 @@ def test_a_full_disk_in_a_real_process_is_one_line_and_exit_2(tmp_path: Path, cl
     assert ": cannot write (File too large); the run stopped and nothing was blamed on the system. Raise the limit " \
            "on file size (ulimit -f), then resume the run" in line
     assert line.endswith(f"finish it with: oloproof run {root} --out {out} --resume")
-    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    done = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert done.returncode == 1, done.stderr
     assert_same_frames(op.load_run(out), clean_desk)
 
 
-def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journal(tmp_path: Path) -> None:
+def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A system closes descriptors 1 and 2 (as a library detaching from the terminal does), then writes debugging
     lines to them. Before, ``os.open`` gave the run's next journals those free numbers: the lines went into
     ``replays.jsonl`` between its records, and the run stopped ("not valid JSON; the run directory is damaged")
@@ -466,7 +469,7 @@ def test_a_system_that_closes_its_stdout_and_stderr_never_prints_into_the_journa
     cases = [make_case("c0", op="close_std"), *(make_case(f"c{i}", op="print_std") for i in range(1, 6))]
     root = write_suite(tmp_path / "suite", cases, evaluators=DESK)
     out = tmp_path / "run"
-    proc = run_cli("run", str(root), "--out", str(out), "--quiet")
+    proc = main_in_process(capsys, "run", str(root), "--out", str(out), "--quiet")
     assert proc.returncode in (0, 1), proc.stderr
     for name in ("cases.jsonl", "replays.jsonl", "states.jsonl", "manifest.json", ".lock"):
         if (out / name).exists():
@@ -531,17 +534,17 @@ def test_descriptors_closed_under_the_store_before_a_case_run_is_noted_keep_the_
     assert seen is not None and list(seen.started) == [("a", 1)]
 
 def test_a_system_that_closes_the_runs_descriptors_gets_its_case_recorded_error_not_run_again(
-        tmp_path: Path) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``os.closerange(3, ...)`` in a case of a thread run: the run stopped (exit 2) naming no case, and each
     ``--resume`` ran that case again and stopped the same way, so the run never finished. The stop now names the
     case run in flight, and the resume records it ``error``, as it does after an ``os._exit``."""
     cases = [make_case("c0"), make_case("c1", op="close_fds"), make_case("c2")]
     root = write_suite(tmp_path / "suite", cases, evaluators=DESK)
     out = tmp_path / "run"
-    proc = run_cli("run", str(root), "--out", str(out), "--quiet")
+    proc = main_in_process(capsys, "run", str(root), "--out", str(out), "--quiet")
     assert proc.returncode == 2, proc.stderr
     assert "while running case 'c1', which --resume records as error" in one_error_line(proc.stderr)
-    done = run_cli("run", str(root), "--out", str(out), "--resume", "--quiet")
+    done = main_in_process(capsys, "run", str(root), "--out", str(out), "--resume", "--quiet")
     assert done.returncode in (0, 1), done.stderr
     run = op.load_run(out)
     assert run.finished
@@ -575,7 +578,8 @@ def test_a_system_that_sets_the_umask_to_777_leaves_a_run_its_owner_can_read(tmp
     assert run.finished and sorted(run.cases["case_id"]) == ["c0", "c1", "c2", "c3"]
 
 
-def test_a_manifest_cut_short_by_a_file_size_limit_leaves_no_half_written_temporary_file(tmp_path: Path) -> None:
+def test_a_manifest_cut_short_by_a_file_size_limit_leaves_no_half_written_temporary_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """RLIMIT_FSIZE below the first manifest's size (EFBIG, as ENOSPC on a full disk): one line, exit 2, and the
     folder holds no half-written ``manifest.json.tmp`` (before: its first 2,000 bytes stayed in ``runs/``)."""
     root = _desk_suite(tmp_path / "suite")
@@ -589,7 +593,7 @@ def test_a_manifest_cut_short_by_a_file_size_limit_leaves_no_half_written_tempor
     assert "manifest.json: cannot write (File too large)" in one_error_line(proc.stderr)
     (folder,) = (root / "runs").iterdir()
     assert sorted(p.name for p in folder.iterdir()) == [".lock"]
-    done = run_cli("run", str(root), "--quiet")
+    done = main_in_process(capsys, "run", str(root), "--quiet")
     assert done.returncode == 1, done.stderr
 
 

@@ -7,18 +7,20 @@ four times.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _inspect_rated_log import ROWS, write_rated
+from _inspect_rated_log import ROWS, shared_rated
 
 from oloproof_nb.cli import main
 from oloproof_nb.cli.dispatch import _cli_phrases
 
 
 @pytest.fixture(scope="module")
-def rated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_rated(tmp_path_factory.mktemp("rated-cli"))
+def rated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with shared_rated(tmp_path_factory) as file:
+        yield file
 
 
 def _table(out: str) -> dict[str, tuple[int, int, int]]:

@@ -2,7 +2,9 @@
 
 Before, an argument error (a missing contract, an unknown flag, a value given to ``--json``) printed argparse's
 line on stderr and nothing on stdout, and so did an error the command's own handler did not catch: a hook that
-reads stdout as JSON got nothing to parse. Each case runs the real command in a subprocess.
+reads stdout as JSON got nothing to parse. The command is called in this process (``cli.main``, argparse's exit
+taken as the process's); an error the command's own handler does not catch runs the real command in a process of
+its own.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _reliability_systems import cli_env, run_cli
+from _reliability_systems import cli_env, main_in_process
 
 
 def _one_object(out: str) -> dict[str, Any]:
@@ -33,8 +35,9 @@ def _one_object(out: str) -> dict[str, Any]:
     (["receipt", "--js"], "the following arguments are required: contract"),  # argparse's abbreviation of --json
     (["--bogus", "receipt", "c.json", "--json"], "unrecognized arguments: --bogus"),  # before the command
 ])
-def test_an_argument_error_is_one_json_object_on_stdout(args: list[str], said: str) -> None:
-    done = run_cli(*args)
+def test_an_argument_error_is_one_json_object_on_stdout(args: list[str], said: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    done = main_in_process(capsys, *args)
     assert done.returncode == 2
     body = _one_object(done.stdout)
     assert body == {"error": "usage error", "message": f"{said} (see `oloproof receipt --help`)"}
@@ -44,10 +47,11 @@ def test_an_argument_error_is_one_json_object_on_stdout(args: list[str], said: s
 
 @pytest.mark.parametrize("args", [["receipt"], ["receipt", "a.json", "--bogus"], ["receipt", "--", "--json"],
                                   ["run", "--json"]])
-def test_without_json_stdout_stays_empty_on_an_argument_error(args: list[str]) -> None:
+def test_without_json_stdout_stays_empty_on_an_argument_error(args: list[str],
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """No --json (or a contract file named --json after ``--``, or a command that takes no --json): nothing on
     stdout (``gate`` and ``compare`` take it: ``tests/cli/test_output_json.py``)."""
-    done = run_cli(*args)
+    done = main_in_process(capsys, *args)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("oloproof: error: ") and done.stderr.count("\n") == 1
 
@@ -76,8 +80,8 @@ def test_an_error_the_command_does_not_catch_itself_is_json_too(tmp_path: Path, 
         assert saved.parent == tmp_path and "a bug in verify" in saved.read_text(encoding="utf-8")
 
 
-def test_a_contract_error_is_still_its_one_object(tmp_path: Path) -> None:
+def test_a_contract_error_is_still_its_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The documented shape is kept: a missing contract file is one ``contract error`` object, nothing else."""
-    done = run_cli("receipt", str(tmp_path / "none.json"), "--json")
+    done = main_in_process(capsys, "receipt", str(tmp_path / "none.json"), "--json")
     assert done.returncode == 2
     assert _one_object(done.stdout)["error"] == "contract error"

@@ -609,6 +609,7 @@ def test_json_in_the_error_is_never_a_traceback_for_odd_files(make_suite, tmp_pa
 from _reliability_systems import (  # noqa: E402
     cli_command,
     cli_env,
+    main_in_process,
     make_case,
     one_error_line,
     read_log,
@@ -746,7 +747,8 @@ EXIT_3 = "the process running the system died while running the case (exit code 
 SEGV = "the process running the system died while running the case (killed by signal SIGSEGV)"
 
 
-def test_a_case_that_ends_the_process_is_that_cases_error_after_resume_not_another_try(tmp_path: Path) -> None:
+def test_a_case_that_ends_the_process_is_that_cases_error_after_resume_not_another_try(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A system that ends the process on its hard cases (os._exit, a segfault) got them run again by
     --resume until they passed (6 of 6, PASS, exit 0), while one that failed them gracefully was judged on its first
     try. Now the case run in flight is recorded as error, as isolation: process records it: 4 of 6, BLOCK, exit 1.
@@ -767,7 +769,7 @@ def test_a_case_that_ends_the_process_is_that_cases_error_after_resume_not_anoth
     assert runs_of(read_log(log)) == ["c0", "c1", "c2", "c3", "c4", "c5"]  # neither crashed case ran twice
     assert not (out / "started.jsonl").exists()
     assert "abrupt_ends" not in json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert run_cli("gate", str(out)).returncode == 1
+    assert main_in_process(capsys, "gate", str(out)).returncode == 1
 
 
 def test_a_crash_on_the_last_case_is_recorded_by_a_resume_that_runs_nothing(tmp_path: Path) -> None:
@@ -924,7 +926,8 @@ def test_an_end_with_only_a_finished_case_run_unrecorded_names_no_case_run_in_fl
 
 
 @pytest.mark.parametrize("presses", [1, 2])
-def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(tmp_path: Path, presses: int) -> None:
+def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(
+        tmp_path: Path, presses: int, capsys: pytest.CaptureFixture[str]) -> None:
     """A second Ctrl-C makes oloproof run kill the run's process
     (SIGKILL) before that process notes its stop; started.jsonl named the case run in flight with no stop after it,
     and the resume said 'resumed after 1 abrupt end of the run's process (not seen by oloproof run)' and kept it in
@@ -955,7 +958,7 @@ def test_a_ctrl_c_pressed_once_or_twice_is_the_users_stop_not_an_end_nobody_saw(
     assert proc.returncode == 2 and stderr.startswith("oloproof: interrupted"), stderr
     notes = [json.loads(line) for line in (out / "started.jsonl").read_text(encoding="utf-8").splitlines()]
     assert notes[-1].get("stopped") is True and not any("ended" in note for note in notes), notes
-    done = run_cli("run", str(root), "--out", str(out), "--quiet", "--resume")
+    done = main_in_process(capsys, "run", str(root), "--out", str(out), "--quiet", "--resume")
     assert done.returncode == 0, done.stderr
     from oloproof_nb._run.runner import STOPPED
 
