@@ -44,3 +44,19 @@ def test_two_tries_of_a_three_epoch_suite_are_named_two_not_once(tmp_path: Path)
     assert g.verdict == "BLOCK"
     assert g.reason.startswith("fewer_epochs: the run tried each case 2 times (")
     assert g.reason == fewer_epochs(run) and "asks for epochs: 3;" in g.reason
+
+
+def test_a_pool_names_the_first_of_its_runs_made_with_the_most_epochs(tmp_path: Path) -> None:
+    """One run made while oloproof.yaml asked for ``epochs: 1``, two made after it was raised to 3: the reason names
+    the short run and, of the two that ask for 3, the first in the pool's order, whichever order that is."""
+    root = _suite(tmp_path / "s", 1)
+    one = op.run(op.load_suite(root), out=tmp_path / "one", progress=False)
+    config = root / "oloproof.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("epochs: 1", "epochs: 3"), encoding="utf-8")
+    first, second = (op.run(op.load_suite(root), out=tmp_path / name, progress=False) for name in ("a", "b"))
+    for runs, asking in (([one, first, second], first), ([second, one, first], second)):
+        pool = op.load_runs([r.directory for r in runs])
+        assert fewer_epochs(pool).startswith(
+            f"fewer_epochs: run {one.run_id} of the 3 pooled tried each case once as the oloproof.yaml it was made "
+            f"with asked, where run {asking.run_id}'s asks for epochs: 3 (the suite's epochs changed between the "
+            "runs); ")

@@ -260,6 +260,21 @@ def test_a_start_time_is_read_in_the_form_python_3_10_reads(stamp: str) -> None:
     """Python 3.11 reads a date and time written without their separators; 3.10 does not (a contract error there that
     blocked every stop of a hook), so it is read as the extended form, which both read."""
     assert _PY310_ISO.fullmatch(contracts._extended(stamp))
+@pytest.mark.parametrize(("stamp", "written"), [
+    ("2026-07-25T14:00:00.123456789Z", "2026-07-25T14:00:00.123456+00:00"),
+    ("2026-07-25T14:00:00,123456789+00:00", "2026-07-25T14:00:00.123456+00:00"),
+    ("2026-07-25T14:00:00.12345Z", "2026-07-25T14:00:00.123450+00:00"),
+    ("2026-07-25T14:00:00,5z", "2026-07-25T14:00:00.500000+00:00"),
+    ("2026-07-25T16:00:00+0200", "2026-07-25T16:00:00+02:00"),
+    ("2026-07-25T08:30:00.25-0530", "2026-07-25T08:30:00.250000-05:30"),
+    ("2026-07-25T16:00:00.123456+02", "2026-07-25T16:00:00.123456+02:00"),
+    ("2026-07-25T16:00:00+02", "2026-07-25T16:00:00+02:00"),
+    ("2026-07-25T16:00:00+02:00", "2026-07-25T16:00:00+02:00"),
+])
+def test_a_start_time_is_rewritten_in_the_one_form_python_3_10_reads(stamp: str, written: str) -> None:
+    """What Python 3.10's ``fromisoformat`` is given: a point and 6 digits for the fraction, an offset with a colon
+    (3.11 reads the other forms too, so on it only the text shows the rewriting; by hand from the stamps)."""
+    assert contracts._extended(stamp) == written
 
 
 @pytest.mark.parametrize("stamp", ["2026-07-25", "2026-07-25T14:00:00", "2026-07-25T14:00:00+2",

@@ -138,3 +138,51 @@ def test_a_list_that_asks_for_a_change_is_told_from_its_first_changed_element(
 
     assert list(shortened_lists(initial, expected)) == []
     assert len(compared) <= 3  # the element, its sku and its qty
+def test_a_list_two_checks_read_alike_is_named_once_with_both_checks(tmp_path: Path) -> None:
+    """Two ``changes`` checks that read expected.state in two ways (one ignores a key the case does not name) both
+    read ``cart`` as asking for no change: each case's list is named once, and the warning names both checks."""
+    root = _suite(tmp_path / "suite", "{type: state_matches, mode: changes, criterion: plain}", {"cart": ["A"]})
+    (root / "oloproof.yaml").write_text(
+        "name: cart\nsystem: desk:Desk\nevaluators:\n  - {type: state_matches, mode: changes, criterion: plain}\n"
+        "  - {type: state_matches, mode: changes, criterion: stamped, ignore: [stamp]}\n", encoding="utf-8")
+    found = _warnings(root)[1]
+    assert len(found) == 1
+    assert found[0].startswith(f"{root / 'cases.jsonl'}: 2 list(s) of expected.state name fewer elements than "
+                               "initial_state holds there, each as it holds it: line 1, case 'removes': cart (1 of the "
+                               "2 elements initial_state holds); line 2, case 'idle': cart (1 of the 2 elements "
+                               "initial_state holds). In mode")
+    assert "passes it in plain, stamped," in found[0]
+
+
+def test_the_warning_shows_five_lists_and_counts_the_others(tmp_path: Path) -> None:
+    root = _suite(tmp_path / "suite", "{type: state_matches, mode: changes}", {"cart": ["A"]})
+    lines = [{"id": f"c{i}", "input": {"remove": False}, "initial_state": {"cart": ["A", "B"]},
+              "expected": {"state": {"cart": ["A"]}}} for i in range(7)]
+    (root / "cases.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    found = _warnings(root)[1]
+    assert len(found) == 1 and found[0].count(" (1 of the 2 elements initial_state holds)") == 5
+    assert "7 list(s) of expected.state" in found[0]
+    assert "line 5, case 'c4': cart (1 of the 2 elements initial_state holds); and 2 more. In mode" in found[0]
+
+
+def test_a_list_named_as_a_whole_is_not_named_again_by_its_elements() -> None:
+    """``log`` names the first of two elements as they are; its first element is itself a shorter list, which the
+    comparison never reads on its own (``log`` asks for no change already): one finding, ``log``, by hand."""
+    initial = {"log": [["x", "y"], ["z"]]}
+    assert list(shortened_lists(initial, {"log": [["x"]]})) == [(("log",), 1, 2)]
+
+
+def test_a_shorter_list_that_changes_one_of_its_elements_is_not_named() -> None:
+    """``["A", "X"]`` on ``["A", "B", "C"]`` asks that position 1 become ``"X"``: a change, which the idle agent
+    fails, though position 0 holds already."""
+    assert list(shortened_lists({"cart": ["A", "B", "C"]}, {"cart": ["A", "X"]})) == []
+    assert list(shortened_lists({"cart": ["A", "B", "C"]}, {"cart": ["A", "B"]})) == [(("cart",), 2, 3)]
+
+
+def test_a_list_beside_other_keys_is_found() -> None:
+    initial = {"cart": ["A", "B"], "total": 2, "owner": {"name": "m1"}}
+    assert list(shortened_lists(initial, {"cart": ["A"], "total": 1, "owner": {"name": "m2"}})) == [
+        (("cart",), 1, 2)]
+    # a number where initial_state holds a list, and an expected list longer than initial_state's, by hand
+    assert list(shortened_lists({"cart": ["A", "B"], "n": [1, 2]}, {"cart": ["A"], "n": 3})) == [(("cart",), 1, 2)]
+    assert list(shortened_lists({"log": [["x", "z"]]}, {"log": [["x"], ["y"]]})) == [(("log", "0"), 1, 2)]

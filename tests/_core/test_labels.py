@@ -104,3 +104,10 @@ def test_one_pair_and_many_pairs_take_one_majority(votes: tuple[bool, ...]) -> N
     judgements = [{"case_id": "a~t", "valid": v} for v in votes]
     assert pair_label(judgements) == expected
     assert pair_labels(judgements) == ({"a~t": expected} if votes else {})
+
+
+def test_an_id_refused_where_no_transform_is_named_names_none() -> None:
+    """A judgement parsed without a transform's name is refused without one: there is none to give."""
+    with pytest.raises(ValueError) as info:
+        parse_judgement({"case_id": "zz", "valid": True}, known_ids={"c1~t"})
+    assert str(info.value).startswith("case id 'zz' is not a derived case of this suite; ")

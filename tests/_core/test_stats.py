@@ -639,6 +639,20 @@ def test_sums_whose_clusters_are_the_same_labels_of_another_dtype_are_paired() -
         rate_interval_from_sums(passes, counts.set_axis(counts.index.astype(str)))
 
 
+def test_sums_from_two_groupbys_that_keep_a_missing_cluster_id_are_paired() -> None:
+    """Two groupbys with ``dropna=False`` of numeric cluster ids, one of them missing: both Series carry the labels
+    1.0, 2.0, 3.0, NaN in that order, so they are paired (NaN is no label equal to itself, and it is still the same
+    cluster at the same place); the interval is that of the arrays."""
+    rows = pd.DataFrame({"cluster": [1.0, 1.0, 2.0, np.nan, np.nan, 3.0, 3.0, 3.0],
+                         "passed": [1, 0, 1, 1, 1, 0, 1, 1]})
+    passes = rows.groupby("cluster", dropna=False)["passed"].sum()
+    counts = rows.groupby("cluster", dropna=False).size()
+    assert passes.index is not counts.index and counts.tolist() == [2, 1, 3, 2]  # a hand count
+    iv = rate_interval_from_sums(passes, counts)
+    assert iv == rate_interval_from_sums(passes.to_numpy(), counts.to_numpy())
+    assert (iv.estimate, iv.n, iv.n_clusters) == (6 / 8, 8, 4)
+
+
 def _mixed_ids() -> np.ndarray:
     ids = np.empty(4, dtype=object)
     ids[:] = ["a", 1, "b", 1.0]  # unorderable; 1 == 1.0 is one cluster

@@ -473,3 +473,25 @@ def test_the_commands_a_hint_gives_are_shell_words(make_suite: Any, monkeypatch:
     [latest] = (dashed / "runs").iterdir()
     hint = locate.latest_hint(Path("-s"), flag=True)
     assert hint == f"; the suite's latest run is --out ./-s/runs/{latest.name} (unfinished)"
+
+
+def test_the_hint_writes_a_folder_named_tilde_so_that_it_cannot_read_as_the_home_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A suite in a folder named ``~`` of the current folder, given as ``~/demo`` or ``./~/demo``: every path the
+    hint names is written ``./~/…``; ``~/demo/runs`` named the home folder's, and a command quoting it was refused."""
+    monkeypatch.chdir(tmp_path)
+    suite = Path("~") / "demo"
+    suite.mkdir(parents=True)
+    (suite / "oloproof.yaml").write_text("name: x\n", encoding="utf-8")
+    runs = "./~/demo/runs"
+    assert locate.runs_hint(suite) == f"; it is a suite folder with no run in {runs} yet: run it first"
+    assert locate.runs_hint(suite, within="baselines") == (
+        "; it is a suite folder with no baseline in ./~/demo/baselines yet: make one (oloproof run --baseline "
+        "'./~/demo')")
+    _run_folder(suite / "runs", "20261201T100000Z-aaaaaa", "2026-12-01T10:00:00.000000Z")
+    assert locate.runs_hint(suite) == f"; it is a suite folder: give its run, '{runs}/20261201T100000Z-aaaaaa'"
+    _run_folder(suite / "runs", "20261201T110000Z-bbbbbb", "2026-12-01T11:00:00.000000Z")
+    assert locate.runs_hint(suite) == (f"; it is a suite folder: give one of its 2 runs in {runs}, the latest is "
+                                       f"'{runs}/20261201T110000Z-bbbbbb'")
+    _run_folder(suite / "runs", "20261201T120000Z-cccccc")  # torn, and may be the latest: none is named
+    assert locate.runs_hint(suite) == f"; it holds 3 run directories in {runs}: give one of them"

@@ -27,7 +27,8 @@ SCRIPT = Path(sys.executable).with_name("oloproof")
 
 #: Makes the first look-up of ``oloproof_nb`` raise what ``H4_FAIL`` names: ``ImportError`` (a dependency's name
 #: missing; its message spans lines and holds an ESC), ``MemoryError`` (a memory limit), ``exit`` (a module that
-#: calls ``sys.exit`` with a message, as some do on a Python they do not support).
+#: calls ``sys.exit`` with a message, as some do on a Python they do not support), ``exit 0``, ``exit 1`` and
+#: ``exit none`` (with a number, with none).
 SITECUSTOMIZE = textwrap.dedent('''
     import os
     import sys
@@ -45,6 +46,8 @@ SITECUSTOMIZE = textwrap.dedent('''
                     raise MemoryError()
                 if _FAIL in ("exit 0", "exit 1"):
                     sys.exit(int(_FAIL[-1]))
+                if _FAIL == "exit none":
+                    sys.exit()
                 sys.exit("this package needs another Python")
             return None
 
@@ -126,6 +129,15 @@ def test_a_module_that_exits_with_a_number_while_the_package_imports_is_exit_2_n
     assert (done.returncode, done.stderr) == (2, f"oloproof: error: {message}\n")
     assert done.stdout == (json.dumps({"error": "error", "message": message}) + "\n" if as_json else "")
 
+
+
+def test_a_module_that_exits_without_a_code_while_the_package_imports_is_exit_2_naming_it(
+        oloproof: Callable[..., Any], tmp_path: Path) -> None:
+    """``sys.exit()`` is exit 0, a PASS for a gate that never ran: the line names the exit without a code."""
+    done = oloproof("gate", str(tmp_path / "run"), fail="exit none")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("oloproof: error: the oloproof_nb package could not be imported: SystemExit, raised in "
+                           f"module 'sitecustomize' ({tmp_path / 'hooks' / 'sitecustomize.py'})\n")
 
 #: Runs the console script's entry with the package imported and its parser broken: a bug of the command's raised
 #: before the command's own handling of its bugs.
