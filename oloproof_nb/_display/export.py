@@ -17,7 +17,6 @@ import math
 import os
 import re
 import stat
-import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -30,10 +29,10 @@ import pandas as pd
 from .._config.files import not_home
 from .._core.paths import Absent
 from .._run.disk import make_folders, open_fd
-from ..errors import ExportError, terminal_text
+from ..errors import ExportError
 from .html import html_table, html_text, numeric_column
 from .markdown import markdown_table
-from .theme import TABLE_CSS, cell_text, is_blank, json_text, table_of
+from .theme import TABLE_CSS, Screen, cell_text, is_blank, json_text, table_of
 
 __all__ = ["CSV_FORMULA_STARTS", "EXPORT_SUFFIXES", "csv_text", "export_table", "json_cell", "json_records",
            "make_folder", "read_only", "write_file"]
@@ -271,6 +270,15 @@ _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "
                 "[": "{[}", "]": "{]}", "*": "{*}"}
 
 
+#: Every character of a LaTeX cell as :data:`_TEX_ESCAPES` writes it, a control character or a line or paragraph
+#: separator (``Cc``, ``Zl``, ``Zp``) a space, and every other character a screen acts on as its escape
+#: (:class:`~.theme.Screen`) behind a LaTeX backslash; a lone surrogate is kept for the write to refuse.
+_TEX = Screen(str.maketrans({**_TEX_ESCAPES,
+                             **dict.fromkeys([*map(chr, range(0x20)), *map(chr, range(0x7F, 0xA0)), "\u2028",
+                                              "\u2029"], " ")}),
+              keep="".join(map(chr, range(0xD800, 0xE000))), shown=lambda escape: "\\textbackslash{}" + escape[1:])
+
+
 def _tex(text: str) -> str:
     """A LaTeX cell: special characters escaped, every line break or control character a space, and every other
     character a screen acts on (a bidirectional control, a zero-width space) written as its escape.
@@ -279,22 +287,9 @@ def _tex(text: str) -> str:
     error), a carriage return likewise, and a control character is not valid LaTeX input. A right-to-left override
     (``\\u202e``) left raw reversed the rest of its row in the ``.tex`` file as an editor or ``cat`` shows it (a
     case id ``rtl\\u202eexe.txt`` read ``rtltxt.exe``); it is written ``\\u202e``, as the ``.md`` and ``.html``
-    exports show it (:func:`~oloproof_nb.errors.terminal_text`). A lone surrogate is left for the write to refuse.
+    exports show it (:class:`~.theme.Screen`). A lone surrogate is left for the write to refuse.
     """
-    return "".join(map(_tex_char, text))
-
-
-def _tex_char(ch: str) -> str:
-    """One character of a LaTeX cell (:func:`_tex`)."""
-    escaped = _TEX_ESCAPES.get(ch)
-    if escaped is not None:
-        return escaped
-    if ch.isprintable():
-        return ch
-    category = unicodedata.category(ch)
-    if category in ("Cc", "Zl", "Zp"):
-        return " "
-    return ch if category == "Cs" else "\\textbackslash{}" + terminal_text(ch)[1:]
+    return text.translate(_TEX)
 
 
 def _latex(df: pd.DataFrame, path: Path) -> str:

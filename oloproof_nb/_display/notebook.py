@@ -37,7 +37,7 @@ from .._run.store import Fsync
 from ..errors import OloproofError, RunDirError, describe_exception, terminal_text
 from .html import html_table, render
 from .panel import CasePanel
-from .terminal import gate_size, no_criteria_note, pooled_note, run_size, uncached_note
+from .terminal import gate_size, no_criteria_note, pool_note, run_size, uncached_note
 from .theme import fmt_interval, fmt_level, fmt_number, fmt_rate
 
 __all__ = ["Run", "Gate", "run", "load_run", "load_runs", "from_inspect", "gate", "progress_bar"]
@@ -194,11 +194,9 @@ class Gate(_gate.Gate):
     #: The abrupt ends of the gated run's process (:func:`~oloproof_nb._analysis.gate_reasons.abrupt_ends`), read
     #: from its manifest by :func:`gate`: shown as the CLI shows them under its table, not a field of the decision.
     _abrupt_ends: tuple[AbruptEnd, ...] = field(default=(), kw_only=True)
-    #: The ids of the runs a pooled run was made of (:func:`load_runs`), in their order; empty for one run. Shown
-    #: under the verdict: ``n=36`` of a 9-case suite read as 36 cases of one run without it.
-    _pooled: tuple[str, ...] = field(default=(), kw_only=True)
-    #: Whether a run of the pool ran its cases more than once (epochs): its ``n`` counts a case once an epoch.
-    _pooled_epochs: bool = field(default=False, kw_only=True)
+    #: What ``n`` counts in a pooled run (:func:`load_runs`; :func:`~.terminal.pool_note`), its runs named; ``""``
+    #: for one run. Shown under the verdict: ``n=36`` of a 9-case suite read as 36 cases of one run without it.
+    _pooled: str = field(default="", kw_only=True)
     #: Whether the settings were given (``release=``, ``criteria=``, ``confidence=``, ``method=``), not the run's own:
     #: the note of :attr:`relaxed` names them so, also when they are weaker than release.yaml as it is now.
     _given: bool = field(default=False, kw_only=True)
@@ -212,18 +210,10 @@ class Gate(_gate.Gate):
     _no_criteria: str = field(default="", kw_only=True)
 
     @classmethod
-    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: tuple[str, ...] = (),
-           given: bool = False, unchecked: tuple[str, ...] = (), pooled_epochs: bool = False,
-           no_criteria: str = "") -> Gate:
+    def of(cls, g: _gate.Gate, abrupt_ends: tuple[AbruptEnd, ...] = (), pooled: str = "", given: bool = False,
+           unchecked: tuple[str, ...] = (), no_criteria: str = "") -> Gate:
         return cls(**{f.name: getattr(g, f.name) for f in fields(g)}, _abrupt_ends=abrupt_ends, _pooled=pooled,
-                   _given=given, _unchecked=unchecked, _pooled_epochs=pooled_epochs, _no_criteria=no_criteria)
-
-    def _pooled_note(self) -> str:
-        """What ``n`` counts in a pooled run (:func:`~.terminal.pooled_note`); ``""`` for one run."""
-        if not self._pooled:
-            return ""
-        return pooled_note(self._pooled, epochs=self._pooled_epochs,
-                           reduced=bool((self.table["reduce"] != "mean").any()))
+                   _given=given, _unchecked=unchecked, _no_criteria=no_criteria)
 
     def _relaxed_note(self) -> str:
         return relaxed_note(self.relaxed, "the settings given" if self._given else "", than=self.weaker_than)
@@ -231,7 +221,7 @@ class Gate(_gate.Gate):
     def __repr__(self) -> str:
         lines = [f"Gate: {self.verdict}" + (f" ({self.reason})" if self.reason else "")]
         lines += [f"  {self._no_criteria}"] if self._no_criteria else []
-        lines += [f"  {self._pooled_note()}"] if self._pooled else []
+        lines += [f"  {self._pooled}"] if self._pooled else []
         lines += [f"  vacuous: {finding}" for finding in self.findings]
         lines += [f"  {abrupt_ends_note(self._abrupt_ends)}"] if self._abrupt_ends else []
         lines += [f"  {unscored_note(self.unscored, broken=self.unscored_broken)}"] if self.unscored else []
@@ -256,7 +246,7 @@ class Gate(_gate.Gate):
         return render("gate.html", verdict=self.verdict, reason=self.reason, clustered=self.clustered,
                       sizes=gate_size(self), confidence=fmt_level(self.release.confidence),
                       findings=self.findings, resumed=abrupt_ends_note(self._abrupt_ends),
-                      pooled=self._pooled_note(),
+                      pooled=self._pooled,
                       unscored=unscored_note(self.unscored, shown=20, broken=self.unscored_broken),
                       relaxed=self._relaxed_note(), unchecked=self._unchecked, no_criteria=self._no_criteria,
                       table=html_table(shown, fmt_number, styled=True))
@@ -662,8 +652,7 @@ def gate(run: _run.Run, release: ReleaseLike | None = None, *,
     run = _run.as_run(run, "gate: run")
     g = _gate.gate(run, release, baseline=baseline, criteria=criteria, confidence=confidence, method=method)
     return Gate.of(g, abrupt_ends=tuple(abrupt_ends(run)),
-                   pooled=tuple(r.run_id for r in run.runs) if len(run.runs) > 1 else (),
-                   pooled_epochs=len(run.runs) > 1 and any(r.manifest.epochs > 1 for r in run.runs),
+                   pooled=pool_note(run, g.table),
                    given=(release, criteria, confidence, method) != (None,) * 4,
                    unchecked=unchecked_notes(run, g.table["criterion"]),
                    no_criteria=no_criteria_note(run, g, release, python=True) or "")

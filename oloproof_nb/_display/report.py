@@ -53,7 +53,7 @@ from .export import export_table, make_folder, read_only, write_file
 from .html import html_table, html_text, render
 from .markdown import markdown_table, md_cell, md_code, md_link
 from .notebook import gate
-from .terminal import exit_line, gate_size, no_criteria_note, pooled_note, run_size
+from .terminal import exit_line, gate_size, no_criteria_note, pool_note, run_size
 from .theme import PAGE_CSS, TABLE_CSS, fmt_interval, fmt_level, fmt_number, row_thresholds
 
 if TYPE_CHECKING:
@@ -148,10 +148,9 @@ def _gate_section(run: Run, g: Gate, release: ReleaseLike | None) -> Section:
                                 why + (", whatever the table says" if g.reason else "") + ". A criterion "
                                 "passes when its interval's lower end is at or above the threshold and fails when "
                                 "its upper end is below; otherwise the evidence is insufficient."))
-    if len(run.runs) > 1:  # as the gate's text and HTML say under its verdict: n=6 of a 3-case suite read as 6 cases
-        sec.text.append(Plain(_sentence(pooled_note([member.run_id for member in run.runs],
-                                                    epochs=any(member.manifest.epochs > 1 for member in run.runs),
-                                                    reduced=bool((g.table["reduce"] != "mean").any())))))
+    pooled = pool_note(run, g.table)
+    if pooled:  # as the gate's text and HTML say under its verdict: n=6 of a 3-case suite read as 6 cases
+        sec.text.append(Plain(_sentence(pooled)))
     sec.text.append(Plain(f"Release settings: {_release_source(run, release)}; min_clusters "
                           f"{g.release.min_clusters}, approximate methods "
                           f"{'allowed' if g.release.allow_approximate_methods else 'not allowed'}."))

@@ -37,7 +37,7 @@ from .theme import fmt_bound, fmt_cell, fmt_level, fmt_number, fmt_text, fmt_thr
 
 __all__ = ["PLAIN_TERMINAL", "WIDTH", "case_error_lines", "compare_table_text", "cut_names", "gate_table_text",
            "exit_line", "failed_verdict_lines", "fit", "gate_size", "missing_verdict_lines", "no_criteria_note",
-           "plain_terminal", "reason_lines", "run_size", "terminal_width", "uncached_note"]
+           "plain_terminal", "pool_note", "reason_lines", "run_size", "terminal_width", "uncached_note"]
 
 #: Characters per line of the narrow table.
 WIDTH = 100
@@ -304,6 +304,16 @@ def pooled_note(run_ids: Sequence[str], epochs: bool = False, reduced: bool = Fa
             f"in each run that holds it, and its rows in all of them are one cluster"
             + ("; a criterion reduced over epochs (pass^k, pass@k) counts a case once, its epochs in all the runs "
                "together" if reduced else ""))
+
+
+def pool_note(run: Run, table: pd.DataFrame) -> str:
+    """:func:`pooled_note` of a pooled ``run`` gated in ``table`` (its runs, whether one ran epochs, whether a
+    criterion is reduced over them); ``""`` for one run."""
+    if len(run.runs) < 2:
+        return ""
+    return pooled_note([member.run_id for member in run.runs],
+                       epochs=any(member.manifest.epochs > 1 for member in run.runs),
+                       reduced=bool((table["reduce"] != "mean").any()))
 
 
 def uncached_note(run: Run, live: int, cached: int) -> str:
